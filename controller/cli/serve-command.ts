@@ -1,0 +1,56 @@
+import { readEnvConfig } from '../config.js';
+import { createConsole } from '../compose.js';
+import { InputError } from '../errors.js';
+import { stringOption, type Command } from './command.js';
+import { intOption, stderrLogger } from './cli-helpers.js';
+
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'Run the console HTTP API on a SQLite database',
+  usage: `Usage: flagops serve [--host 127.0.0.1] [--port 8080] [--db PATH|:memory:] [--public-url URL]
+                     [--webhook-timeout MS] [--log-level warn]
+
+  With an empty database and FLAGOPS_BOOTSTRAP_KEY set, creates an admin key with that value;
+  with neither keys nor the variable, generates an admin key and prints it once (to stderr).
+  Prints "flagops console listening on http://HOST:PORT" to stdout when ready. --port 0 picks a free port.`,
+  options: {
+    host: { type: 'string', default: '127.0.0.1' },
+    port: { type: 'string', default: '8080' },
+    db: { type: 'string', default: './.flagops/console.db' },
+    'public-url': { type: 'string' },
+    'webhook-timeout': { type: 'string', default: '120000' },
+    'log-level': { type: 'string', default: 'warn' },
+  },
+  async run(args, io) {
+    const port = intOption(args, 'port', 0, 65535);
+    const webhookTimeoutMs = intOption(args, 'webhook-timeout', 1, 24 * 3600 * 1000);
+    const host = stringOption(args, 'host') ?? '127.0.0.1';
+    const level = stringOption(args, 'log-level') ?? 'warn';
+    if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(level)) {
+      throw new InputError('Invalid option.', [{ property: '--log-level', errorMessage: 'must be one of fatal, error, warn, info, debug, trace, silent' }]);
+    }
+    const env = readEnvConfig(io.env);
+    const instance = createConsole({
+      db: stringOption(args, 'db') ?? './.flagops/console.db',
+      publicUrl: stringOption(args, 'public-url'),
+      bootstrapKey: env.bootstrapKey,
+      webhookTimeoutMs,
+      logger: stderrLogger(io, level),
+    });
+    if (instance.bootstrap.generated && instance.bootstrap.secret) {
+      io.stderr(`Created admin key for admin@localhost (shown once, keep it safe):\n  ${instance.bootstrap.secret}\n`);
+    }
+    const address = await instance.app.listen({ host, port });
+    const url = new URL(address);
+    const shown = `http://${host.includes(':') ? `[${host}]` : host}:${url.port}`;
+    instance.setPublicUrl(shown);
+    io.stdout(`flagops console listening on ${shown}\n`);
+    await new Promise<void>((resolve) => {
+      if (io.signal.aborted) resolve();
+      io.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    io.stderr('flagops: shutting down\n');
+    await instance.close();
+    return 0;
+  },
+};

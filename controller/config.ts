@@ -1,0 +1,19 @@
+/**
+ * Configuration read from the environment. main.ts hands the environment in; nothing else looks at
+ * process.env, so every setting is visible here.
+ */
+export interface EnvConfig {
+  /** FLAGOPS_BOOTSTRAP_KEY: the admin key an empty console database is created with. */
+  bootstrapKey: string | undefined;
+}
+
+export function readEnvConfig(env: Readonly<Record<string, string | undefined>>): EnvConfig {
+  const bootstrapKey = env['FLAGOPS_BOOTSTRAP_KEY'];
+  return { bootstrapKey: bootstrapKey === undefined || bootstrapKey === '' ? undefined : bootstrapKey };
+}
+
+/** The API key for talking to a console: the variable named by `apiKeyEnv` (default FLAGOPS_API_KEY). */
+export function apiKeyFromEnv(env: Readonly<Record<string, string | undefined>>, name = 'FLAGOPS_API_KEY'): string | undefined {
+  const value = env[name];
+  return value === undefined || value === '' ? undefined : value;
+}

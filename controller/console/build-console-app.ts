@@ -1,0 +1,62 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Store } from '../store/ports.js';
+import type { AuthService } from './auth-service.js';
+import type { EntityService } from './entity-service.js';
+import { installErrorHandler } from './http/error-handler.js';
+import { buildOpenApiDocument } from './http/openapi-document.js';
+import { RouteCatalog } from './http/route-catalog.js';
+import type { Actor } from './permissions.js';
+import { registerAuditRoutes } from './routes/audit-routes.js';
+import { registerEntityRoutes } from './routes/entity-routes.js';
+import { registerKeyRoutes } from './routes/key-routes.js';
+
+export interface ConsoleAppDeps {
+  store: Store;
+  auth: AuthService;
+  entities: readonly EntityService[];
+  publicUrl: () => string;
+  /** Extra route groups (reviews, settings, change validation) registered inside the authenticated scope. */
+  extraRoutes?: ReadonlyArray<(app: FastifyInstance, catalog: RouteCatalog) => void>;
+  logger?: FastifyServerOptions['logger'];
+  /** Largest accepted request body, bytes (413 above). */
+  bodyLimit?: number;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    actor?: Actor;
+  }
+}
+
+/** Builds the console HTTP app. It never listens: the caller (serve, tests via inject) decides. */
+export function buildConsoleApp(deps: ConsoleAppDeps): FastifyInstance {
+  const app = Fastify({ logger: deps.logger ?? false, bodyLimit: deps.bodyLimit ?? 1024 * 1024, return503OnClosing: true });
+  const catalog = new RouteCatalog();
+  installErrorHandler(app);
+
+  // Lifecycle actions (PUT .../enable) carry no body, and many clients still send a JSON content
+  // type: an empty body is "no body", not malformed JSON.
+  const jsonParser = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
+    return jsonParser(request, String(body), done);
+  });
+
+  app.decorateRequest('actor', undefined);
+  app.addHook('onRequest', async (request) => {
+    if (!request.url.startsWith('/console/v1/') && request.url !== '/console/v1') return;
+    const header = request.headers['service-api-key'];
+    request.actor = deps.auth.authenticate(Array.isArray(header) ? header[0] : header);
+  });
+
+  for (const service of deps.entities) registerEntityRoutes(app, catalog, service);
+  registerKeyRoutes(app, catalog, deps.auth, deps.store);
+  registerAuditRoutes(app, catalog, deps.store);
+  for (const register of deps.extraRoutes ?? []) register(app, catalog);
+
+  let openApi: unknown;
+  app.get('/openapi.json', async () => (openApi ??= buildOpenApiDocument(catalog, deps.publicUrl())));
+  app.get('/health', async () => ({ status: 'ok' }));
+  return app;
+}

@@ -1,0 +1,293 @@
+import type { z } from 'zod';
+import { jsonEqual } from '../core/json-equal.js';
+import { parseWith } from '../core/zod-errors.js';
+import { ConflictError, InputError, NotFoundError, type FieldError } from '../errors.js';
+import { DuplicateKeyError, type EntityRecord, type JsonObject, type Page, type Store } from '../store/ports.js';
+import type { EntityLookup, KindDef } from './kinds/kind-def.js';
+import type { Actor } from './permissions.js';
+
+export type EntityOp =
+  | { type: 'create'; body: unknown }
+  | { type: 'update'; id: string; body: unknown }
+  | { type: 'patch'; id: string; body: unknown }
+  | { type: 'delete'; id: string }
+  | { type: 'action'; id: string; action: string; body?: unknown };
+
+export interface WriteOptions {
+  dryRun?: boolean;
+  /** Expected current version (If-Match, or the version a review was made against). */
+  expectedVersion?: number;
+  reviewId?: string;
+  /** Extra facts for the audit row (e.g. a bypassed validation). */
+  auditDetails?: JsonObject;
+}
+
+/** A validated change, not yet written: what reviews store as old and new config. */
+export interface PreparedChange {
+  id: string;
+  op: EntityOp;
+  before: EntityRecord | undefined;
+  /** Stored data after the change; undefined for a delete. */
+  after: JsonObject | undefined;
+  changed: boolean;
+}
+
+export interface WriteResult {
+  /** The entity as the read endpoint returns it; undefined after a delete. */
+  entity: JsonObject | undefined;
+  changed: boolean;
+}
+
+export interface EntityServiceDeps {
+  store: Store;
+  clock: () => number;
+  /** Base of permalinks, e.g. http://127.0.0.1:8080 */
+  publicUrl: () => string;
+}
+
+/** Server-managed fields that don't count as a change when comparing before and after. */
+const STAMP_FIELDS = ['version', 'createdTime', 'creatorName', 'lastModifiedTime', 'lastModifierID', 'lastModifierName', 'lastModifierEmail'];
+
+function withoutStamps(data: JsonObject): JsonObject {
+  const out = { ...data };
+  for (const field of STAMP_FIELDS) delete out[field];
+  return out;
+}
+
+function shapeKeys(schema: z.ZodType | undefined): string[] {
+  const shape = (schema as { shape?: Record<string, unknown> } | undefined)?.shape;
+  return shape ? Object.keys(shape) : [];
+}
+
+/**
+ * The one implementation of entity writes for every kind: validation, optimistic concurrency,
+ * version snapshots and the audit row, all in one store transaction.
+ */
+export class EntityService {
+  readonly def: KindDef;
+  private readonly writable: Set<string>;
+
+  constructor(
+    def: KindDef,
+    private readonly deps: EntityServiceDeps,
+  ) {
+    this.def = def;
+    this.writable = new Set(shapeKeys(def.schemas.patch ?? def.schemas.create));
+  }
+
+  private get lookup(): EntityLookup {
+    const { entities } = this.deps.store;
+    return { get: (kind, id) => entities.get(kind, id), list: (kind) => entities.list(kind) };
+  }
+
+  notFound(id: string): NotFoundError {
+    return new NotFoundError(`${this.def.label} not found.`, { cause: id });
+  }
+
+  private current(id: string): EntityRecord {
+    const record = this.deps.store.entities.get(this.def.kind, id);
+    if (!record) throw this.notFound(id);
+    return record;
+  }
+
+  /** Response shape of a stored entity: computed fields added, internal ones dropped. */
+  toResponse(data: JsonObject): JsonObject {
+    const { statusBeforeArchive: _internal, ...rest } = data;
+    const id = String(data[this.def.idField]);
+    const itemPath = this.def.itemPath ?? this.def.path;
+    return {
+      ...rest,
+      ...(this.def.decorate?.(data, this.lookup) ?? {}),
+      permalink: `${this.deps.publicUrl()}/console/v1/${itemPath}/${encodeURIComponent(id)}`,
+    };
+  }
+
+  get(id: string): JsonObject {
+    return this.toResponse(this.current(id).data);
+  }
+
+  exists(id: string): boolean {
+    return this.deps.store.entities.get(this.def.kind, id) !== undefined;
+  }
+
+  list(offset: number, limit: number, filters: Record<string, string>): Page<JsonObject> {
+    const active = Object.entries(filters).filter(([name]) => this.def.filters?.[name] !== undefined);
+    if (active.length === 0) {
+      const page = this.deps.store.entities.page(this.def.kind, offset, limit);
+      return { total: page.total, items: page.items.map((r) => this.toResponse(r.data)) };
+    }
+    const matching = this.deps.store.entities
+      .list(this.def.kind)
+      .filter((r) => active.every(([name, value]) => this.def.filters?.[name]?.(r.data, value) ?? true));
+    return { total: matching.length, items: matching.slice(offset, offset + limit).map((r) => this.toResponse(r.data)) };
+  }
+
+  versions(id: string, offset: number, limit: number): Page<JsonObject> {
+    this.current(id);
+    const page = this.deps.store.entities.versions(this.def.kind, id, offset, limit);
+    return { total: page.total, items: page.items.map((v) => this.toResponse(v.data)) };
+  }
+
+  private parse(schema: z.ZodType | undefined, body: unknown, what: string): JsonObject {
+    if (!schema) throw new InputError(`${this.def.label}s do not support ${what}.`);
+    if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw new InputError('Request body must be a JSON object.', [{ property: '(body)', errorMessage: 'must be a JSON object' }]);
+    }
+    const parsed = parseWith(schema, body);
+    if (!parsed.ok) throw new InputError(`Invalid ${this.def.label.toLowerCase()}.`, parsed.errors);
+    return parsed.value as JsonObject;
+  }
+
+  /** Validates a change and computes the entity after it, reading but never writing the store. */
+  prepare(op: EntityOp, actor: Actor): PreparedChange {
+    const { def } = this;
+    let id: string;
+    let before: EntityRecord | undefined;
+    let after: JsonObject | undefined;
+    switch (op.type) {
+      case 'create': {
+        const body = this.parse(def.schemas.create, op.body, 'create');
+        id = def.idField === 'name' ? String(body['name']) : typeof body['id'] === 'string' ? body['id'] : deriveId(String(body['name']));
+        if (this.deps.store.entities.get(def.kind, id)) throw new ConflictError(`${def.label} ${id} already exists.`);
+        after = {
+          [def.idField]: id,
+          name: body['name'],
+          ...structuredClone(def.defaults),
+          ...(def.initial?.(body) ?? {}),
+          creatorID: actor.userEmail,
+          creatorEmail: actor.userEmail,
+          ...body,
+        };
+        if (!('creatorID' in def.defaults)) {
+          delete after['creatorID'];
+          delete after['creatorEmail'];
+        }
+        break;
+      }
+      case 'update': {
+        before = this.current(op.id);
+        id = op.id;
+        const body = this.parse(def.schemas.update, op.body, 'full updates');
+        const kept = Object.fromEntries(Object.entries(before.data).filter(([k]) => !this.writable.has(k)));
+        after = { ...kept, ...structuredClone(def.defaults), ...pick(before.data, ['name', 'type']), ...body };
+        break;
+      }
+      case 'patch': {
+        before = this.current(op.id);
+        id = op.id;
+        const body = this.parse(def.schemas.patch, op.body, 'partial updates');
+        after = { ...before.data, ...body };
+        break;
+      }
+      case 'delete': {
+        if (!def.deletable) throw new InputError(`${def.label}s cannot be deleted.`);
+        before = this.current(op.id);
+        id = op.id;
+        const blocker = def.deleteBlocker?.(op.id, this.lookup);
+        if (blocker !== undefined) throw new ConflictError(blocker);
+        return { id, op, before, after: undefined, changed: true };
+      }
+      case 'action': {
+        const action = def.actions?.[op.action];
+        if (!action) throw new NotFoundError(`Unknown action '${op.action}' for ${def.label.toLowerCase()}s.`);
+        before = this.current(op.id);
+        id = op.id;
+        const body = action.body ? this.parse(action.body, op.body ?? {}, op.action) : undefined;
+        after = action.apply(structuredClone(before.data), body, this.lookup);
+        break;
+      }
+    }
+    if (def.idField === 'name' && after['name'] !== id && op.type !== 'create') {
+      const renamed = String(after['name']);
+      if (this.deps.store.entities.get(def.kind, renamed)) throw new ConflictError(`${def.label} ${renamed} already exists.`);
+    }
+    after = def.prepare?.(after, before?.data) ?? after;
+    const errors: FieldError[] = def.validate?.(after, this.lookup, before?.data) ?? [];
+    if (errors.length > 0) throw new InputError(`Invalid ${def.label.toLowerCase()}.`, errors);
+    const changed = before === undefined || !jsonEqual(withoutStamps(before.data), withoutStamps(after));
+    return { id, op, before, after, changed };
+  }
+
+  /** Validates and applies a change in one transaction (or only validates, for a dry run). */
+  execute(op: EntityOp, actor: Actor, options: WriteOptions = {}): WriteResult {
+    return this.deps.store.transaction(() => {
+      const prepared = this.prepare(op, actor);
+      return this.write(prepared, actor, options);
+    });
+  }
+
+  /**
+   * Writes a prepared change: checks the expected version, stamps server fields, stores the entity,
+   * its version snapshot and the audit row. Call inside a store transaction.
+   */
+  write(prepared: PreparedChange, actor: Actor, options: WriteOptions = {}): WriteResult {
+    const { def } = this;
+    const { store, clock } = this.deps;
+    const { before, id } = prepared;
+    if (options.expectedVersion !== undefined && before !== undefined && before.version !== options.expectedVersion) {
+      throw new ConflictError(`Version mismatch: ${def.label} ${id} is at version ${before.version}, not ${options.expectedVersion}.`);
+    }
+    if (prepared.after === undefined) {
+      if (options.dryRun) return { entity: undefined, changed: true };
+      store.entities.delete(def.kind, id);
+      this.audit(actor, 'delete', id, before?.version ?? null, options);
+      return { entity: undefined, changed: true };
+    }
+    if (!prepared.changed && before) return { entity: this.toResponse(before.data), changed: false };
+
+    const now = clock();
+    const version = (before?.version ?? 0) + 1;
+    const data: JsonObject = {
+      ...prepared.after,
+      version,
+      createdTime: before?.data['createdTime'] ?? now,
+      creatorName: before?.data['creatorName'] ?? actor.userEmail,
+      lastModifiedTime: now,
+      lastModifierID: actor.userEmail,
+      lastModifierName: actor.userEmail,
+      lastModifierEmail: actor.userEmail,
+    };
+    if (options.dryRun) return { entity: this.toResponse(data), changed: true };
+
+    const newId = String(data[def.idField]);
+    const record: EntityRecord = { kind: def.kind, id: newId, version, data };
+    try {
+      if (!before) store.entities.insert(record);
+      else if (newId !== before.id) {
+        // Kinds keyed by name (assignment sources) can be renamed: move the record and its history.
+        store.entities.delete(def.kind, before.id);
+        store.entities.insert(record);
+      } else store.entities.update(record);
+    } catch (error) {
+      if (error instanceof DuplicateKeyError) throw new ConflictError(`${def.label} ${newId} already exists.`);
+      throw error;
+    }
+    store.entities.appendVersion({ kind: def.kind, id: newId, version, time: now, data });
+    const action = prepared.op.type === 'action' ? prepared.op.action : prepared.op.type;
+    this.audit(actor, action, newId, version, options);
+    return { entity: this.toResponse(data), changed: true };
+  }
+
+  private audit(actor: Actor, action: string, id: string, version: number | null, options: WriteOptions): void {
+    this.deps.store.audit.append({
+      time: this.deps.clock(),
+      actorEmail: actor.userEmail,
+      actorKeyId: actor.keyId,
+      action,
+      kind: this.def.kind,
+      entityId: id,
+      version,
+      reviewId: options.reviewId ?? null,
+      details: options.auditDetails ?? null,
+    });
+  }
+}
+
+/** An id from a display name: spaces become underscores, letters lower case. */
+export function deriveId(name: string): string {
+  return name.trim().toLowerCase().replace(/\s+/g, '_');
+}
+
+function pick(data: JsonObject, keys: string[]): JsonObject {
+  return Object.fromEntries(keys.filter((k) => data[k] !== undefined).map((k) => [k, data[k]]));
+}

@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { ApiErrorSchema, PaginationSchema } from '../../../schemas/common.js';
+import type { RouteCatalog, RouteDoc } from './route-catalog.js';
+
+type Json = Record<string, unknown>;
+
+/**
+ * Builds the OpenAPI 3.1 document from the route catalog and the zod schemas the routes validate
+ * with, so the document can't drift from what the server accepts.
+ */
+export function buildOpenApiDocument(catalog: RouteCatalog, serverUrl: string): Json {
+  const components: Record<string, unknown> = {};
+  const toSchema = (schema: z.ZodType, io: 'input' | 'output'): unknown => {
+    const json = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'any' }) as Json;
+    const defs = (json['$defs'] ?? {}) as Record<string, unknown>;
+    delete json['$defs'];
+    delete json['$schema'];
+    const rewrite = (value: unknown): unknown => JSON.parse(JSON.stringify(value).replaceAll('"#/$defs/', '"#/components/schemas/')) as unknown;
+    for (const [name, def] of Object.entries(defs)) {
+      components[name] ??= rewrite(def);
+    }
+    return rewrite(json);
+  };
+
+  const errorResponse = { description: 'Error', content: { 'application/json': { schema: toSchema(ApiErrorSchema, 'output') } } };
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of catalog.routes) {
+    const path = route.url.replace(/:([A-Za-z]+)/g, '{$1}');
+    const params = [...route.url.matchAll(/:([A-Za-z]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    const operation: Json = {
+      tags: [route.tag],
+      summary: route.summary,
+      operationId: operationId(route),
+      security: route.url.startsWith('/console/v1') ? [{ ServiceApiKey: [] }] : [],
+      'x-permission': route.permission,
+      parameters: [
+        ...params,
+        ...(route.query ?? []).map((q) => ({ name: q.name, in: 'query', required: false, description: q.description, schema: { type: q.type } })),
+        ...(route.headers ?? []).map((h) => ({ name: h.name, in: 'header', required: false, description: h.description, schema: { type: 'string' } })),
+      ],
+      responses: {
+        [String(route.successStatus ?? 200)]: { description: 'Success', content: { 'application/json': { schema: envelope(route, toSchema) } } },
+        '400': errorResponse,
+        '401': errorResponse,
+        '403': errorResponse,
+        '404': errorResponse,
+        '409': errorResponse,
+      },
+    };
+    if (route.body) {
+      operation['requestBody'] = { required: !route.bodyOptional, content: { 'application/json': { schema: toSchema(route.body, 'input') } } };
+    }
+    (paths[path] ??= {})[route.method.toLowerCase()] = operation;
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'flagops console API',
+      version: '1.0.0',
+      description: 'Management API of the embedded flagops console. Every /console/v1 endpoint needs the SERVICE-API-KEY header.',
+    },
+    servers: [{ url: serverUrl }],
+    components: {
+      securitySchemes: { ServiceApiKey: { type: 'apiKey', in: 'header', name: 'SERVICE-API-KEY' } },
+      schemas: components,
+    },
+    paths,
+  };
+}
+
+function envelope(route: RouteDoc, toSchema: (s: z.ZodType, io: 'input' | 'output') => unknown): Json {
+  const properties: Json = { message: { type: 'string' } };
+  const required = ['message'];
+  if (route.response) {
+    const data = toSchema(route.response, 'output');
+    properties['data'] = route.list ? { type: 'array', items: data } : data;
+    required.push('data');
+  }
+  if (route.list) {
+    properties['pagination'] = toSchema(PaginationSchema, 'output');
+    required.push('pagination');
+  }
+  return { type: 'object', properties, required };
+}
+
+function operationId(route: RouteDoc): string {
+  const words = `${route.method.toLowerCase()} ${route.url.replace('/console/v1/', '').replace(/:([A-Za-z]+)/g, 'by $1')}`.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  return words.map((w, i) => (i === 0 ? w : w[0]!.toUpperCase() + w.slice(1))).join('');
+}

@@ -1,0 +1,99 @@
+import type { FastifyRequest } from 'fastify';
+import { InputError, NotAllowedError, type FieldError } from '../../errors.js';
+import type { Actor } from '../permissions.js';
+
+/** Largest page a list returns; documented in the README and the OpenAPI document. */
+export const MAX_PAGE_SIZE = 1000;
+export const DEFAULT_PAGE_SIZE = 100;
+
+export interface Paging {
+  page: number;
+  limit: number;
+  offset: number;
+}
+
+function positiveInt(value: unknown, property: string, errors: FieldError[], fallback: number, max?: number): number {
+  if (value === undefined || value === '') return fallback;
+  const text = String(value);
+  if (!/^\d+$/.test(text) || Number(text) < 1) {
+    errors.push({ property, errorMessage: 'must be a positive integer' });
+    return fallback;
+  }
+  const n = Number(text);
+  if (max !== undefined && n > max) {
+    errors.push({ property, errorMessage: `must be at most ${max}` });
+    return fallback;
+  }
+  return n;
+}
+
+export function parsePaging(query: Record<string, unknown>): Paging {
+  const errors: FieldError[] = [];
+  const page = positiveInt(query['page'], 'page', errors, 1);
+  const limit = positiveInt(query['limit'], 'limit', errors, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+  if (errors.length > 0) throw new InputError('Invalid query.', errors);
+  return { page, limit, offset: (page - 1) * limit };
+}
+
+export interface Pagination {
+  itemsPerPage: number;
+  pageNumber: number;
+  totalItems: number;
+  nextPage: string | null;
+  previousPage: string | null;
+  all: string;
+}
+
+/** Builds the pagination object; next/previous keep the request's other query parameters. */
+export function pagination(path: string, query: Record<string, unknown>, paging: Paging, total: number): Pagination {
+  const at = (page: number): string => {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (k !== 'page' && k !== 'limit' && v !== undefined) params.set(k, String(v));
+    params.set('page', String(page));
+    params.set('limit', String(paging.limit));
+    return `${path}?${params.toString()}`;
+  };
+  return {
+    itemsPerPage: paging.limit,
+    pageNumber: paging.page,
+    totalItems: total,
+    nextPage: paging.offset + paging.limit < total ? at(paging.page + 1) : null,
+    previousPage: paging.page > 1 ? at(paging.page - 1) : null,
+    all: path,
+  };
+}
+
+export function parseBooleanFlag(value: unknown, property: string): boolean {
+  if (value === undefined || value === '' || value === 'false' || value === false) return false;
+  if (value === 'true' || value === true) return true;
+  throw new InputError('Invalid query.', [{ property, errorMessage: 'must be true or false' }]);
+}
+
+/** `If-Match: "3"` (or `3`, or `W/"3"`) → 3. */
+export function parseIfMatch(header: string | string[] | undefined): number | undefined {
+  if (header === undefined) return undefined;
+  const text = (Array.isArray(header) ? header[0] : header)?.trim() ?? '';
+  const match = /^(?:W\/)?"?(\d+)"?$/.exec(text);
+  if (!match) throw new InputError('Invalid If-Match header.', [{ property: 'If-Match', errorMessage: 'must be an entity version, e.g. "3"' }]);
+  return Number(match[1]);
+}
+
+export function actorOf(request: FastifyRequest): Actor {
+  const actor = (request as FastifyRequest & { actor?: Actor }).actor;
+  if (!actor) throw new NotAllowedError('Not authenticated.');
+  return actor;
+}
+
+export function requirePermission(actor: Actor, permission: string): void {
+  if (!actor.permissions.has(permission)) {
+    throw new NotAllowedError(`This key's role (${actor.role}) lacks the '${permission}' permission.`);
+  }
+}
+
+export function stringParam(request: FastifyRequest, name: string): string {
+  return String((request.params as Record<string, unknown>)[name] ?? '');
+}
+
+export function queryOf(request: FastifyRequest): Record<string, unknown> {
+  return (request.query ?? {}) as Record<string, unknown>;
+}

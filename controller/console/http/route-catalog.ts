@@ -1,0 +1,34 @@
+import type { z } from 'zod';
+import type { Permission } from '../permissions.js';
+
+export interface QueryParam {
+  name: string;
+  description: string;
+  type: 'string' | 'integer' | 'boolean';
+}
+
+/** What a route declares about itself; the OpenAPI document is built from these entries. */
+export interface RouteDoc {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Fastify path, e.g. /console/v1/gates/:id */
+  url: string;
+  summary: string;
+  tag: string;
+  permission: Permission;
+  body?: z.ZodType;
+  bodyOptional?: boolean;
+  query?: QueryParam[];
+  /** Schema of `data` in the success envelope; absent for a delete. */
+  response?: z.ZodType;
+  list?: boolean;
+  successStatus?: number;
+  headers?: { name: string; description: string }[];
+}
+
+export class RouteCatalog {
+  readonly routes: RouteDoc[] = [];
+
+  add(doc: RouteDoc): void {
+    this.routes.push(doc);
+  }
+}

@@ -1,0 +1,36 @@
+import {
+  DYNAMIC_CONFIG_DEFAULTS,
+  DynamicConfigCreateSchema,
+  DynamicConfigPatchSchema,
+  DynamicConfigSchema,
+  DynamicConfigUpdateSchema,
+} from '../../../schemas/dynamic-config.js';
+import { dynamicConfigRuleErrors, withDerivedJson } from '../../core/dynamic-config-rules.js';
+import type { JsonObject } from '../../store/ports.js';
+import type { KindDef } from './kind-def.js';
+import { hasTag } from './list-filters.js';
+import { withRuleIds } from './rule-ids.js';
+
+export const dynamicConfigKind: KindDef = {
+  kind: 'dynamic_config',
+  path: 'dynamic_configs',
+  label: 'Dynamic config',
+  tag: 'Dynamic configs',
+  idField: 'id',
+  schemas: { create: DynamicConfigCreateSchema, update: DynamicConfigUpdateSchema, patch: DynamicConfigPatchSchema, response: DynamicConfigSchema },
+  defaults: DYNAMIC_CONFIG_DEFAULTS,
+  initial: () => ({ isTemplate: false }),
+  createOnly: ['isTemplate'],
+  prepare: (config, previous) => withDerivedJson({ ...config, rules: withRuleIds(config['rules'], previous?.['rules'], 'variants') }),
+  validate: (config) => dynamicConfigRuleErrors(config),
+  actions: {
+    enable: { done: 'enabled', apply: (c: JsonObject) => ({ ...c, isEnabled: true }) },
+    disable: { done: 'disabled', apply: (c: JsonObject) => ({ ...c, isEnabled: false }) },
+  },
+  filters: {
+    idType: (c, v) => c['idType'] === v,
+    tags: hasTag,
+  },
+  deletable: true,
+  dryRun: 'query',
+};

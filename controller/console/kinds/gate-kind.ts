@@ -1,0 +1,55 @@
+import { GATE_DEFAULTS, GateCreateSchema, GatePatchSchema, GateSchema, GateUpdateSchema } from '../../../schemas/gate.js';
+import { duplicateNames } from '../../core/rule-names.js';
+import { ConflictError } from '../../errors.js';
+import type { JsonObject } from '../../store/ports.js';
+import type { KindDef } from './kind-def.js';
+import { withRuleIds } from './rule-ids.js';
+import { hasTag } from './list-filters.js';
+
+function assertNotArchived(gate: JsonObject): void {
+  if (gate['status'] === 'Archived') throw new ConflictError(`Gate ${String(gate['id'])} is archived; unarchive it first.`);
+}
+
+export const gateKind: KindDef = {
+  kind: 'gate',
+  path: 'gates',
+  label: 'Gate',
+  tag: 'Gates',
+  idField: 'id',
+  schemas: { create: GateCreateSchema, update: GateUpdateSchema, patch: GatePatchSchema, response: GateSchema },
+  defaults: GATE_DEFAULTS,
+  initial: () => ({ status: 'In Progress', typeReason: 'NONE', isTemplate: false }),
+  createOnly: ['isTemplate'],
+  prepare: (gate, previous) => ({ ...gate, rules: withRuleIds(gate['rules'], previous?.['rules']) }),
+  validate: (gate) => duplicateNames((gate['rules'] as JsonObject[] | undefined) ?? [], 'rules'),
+  decorate: () => ({ checksPerHour: 0, store0100Exposures: false }),
+  actions: {
+    enable: { done: 'enabled', apply: (g) => (assertNotArchived(g), { ...g, isEnabled: true }) },
+    disable: { done: 'disabled', apply: (g) => (assertNotArchived(g), { ...g, isEnabled: false }) },
+    launch: {
+      done: 'launched',
+      apply: (g) => {
+        assertNotArchived(g);
+        return { ...g, status: 'Launched', isEnabled: true };
+      },
+    },
+    archive: {
+      done: 'archived',
+      apply: (g) => (g['status'] === 'Archived' ? g : { ...g, status: 'Archived', statusBeforeArchive: g['status'] }),
+    },
+    unarchive: {
+      done: 'unarchived',
+      apply: (g) => {
+        if (g['status'] !== 'Archived') return g;
+        const { statusBeforeArchive, ...rest } = g;
+        return { ...rest, status: statusBeforeArchive === 'Launched' ? 'Launched' : 'In Progress' };
+      },
+    },
+  },
+  filters: {
+    type: (g, v) => g['type'] === v,
+    idType: (g, v) => g['idType'] === v,
+    tags: hasTag,
+  },
+  deletable: true,
+};

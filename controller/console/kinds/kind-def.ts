@@ -1,0 +1,66 @@
+import type { z } from 'zod';
+import type { FieldError } from '../../errors.js';
+import type { EntityRecord, JsonObject } from '../../store/ports.js';
+
+/** Read access to other entities, for cross-entity rules and computed fields. */
+export interface EntityLookup {
+  get(kind: string, id: string): EntityRecord | undefined;
+  list(kind: string): EntityRecord[];
+}
+
+/** A lifecycle action: `PUT /{path}/{id}/{name}`. */
+export interface ActionDef {
+  /** HTTP method; PUT unless the reference uses another (segments' PATCH add_ids). */
+  method?: 'PUT' | 'PATCH' | 'POST';
+  /** Past tense for messages and the audit log, e.g. "enabled". */
+  done: string;
+  /** Optional body schema (e.g. make_decision's group). */
+  body?: z.ZodType;
+  /** Returns the entity after the action; throws ConflictError for an invalid transition. */
+  apply(entity: JsonObject, body: unknown, lookup: EntityLookup): JsonObject;
+}
+
+/**
+ * Everything the generic entity service and routes need to serve one kind. Kinds differ only in
+ * these declarations, so every kind gets the same conventions, transactions, versions and audit.
+ */
+export interface KindDef {
+  /** Store kind and the webhook's config_type: gate, dynamic_config, segment, experiment, ... */
+  kind: string;
+  /** Path segment under /console/v1 and the config-repo folder name. */
+  path: string;
+  /** Singular label for messages: "Gate not found." */
+  label: string;
+  /** OpenAPI tag. */
+  tag: string;
+  /** Name of the path parameter and of the identifying field ('id', or 'name' for assignment sources). */
+  idField: 'id' | 'name';
+  /** Item path when it differs from the list path (assignment sources: /experiments/assignment_source). */
+  itemPath?: string;
+  schemas: {
+    create: z.ZodType;
+    update?: z.ZodType;
+    patch?: z.ZodType;
+    response: z.ZodType;
+  };
+  /** Values of writable fields a create or full update leaves out. */
+  defaults: JsonObject;
+  /** Server-managed fields a new entity starts with (status, ...). */
+  initial?: (body: JsonObject) => JsonObject;
+  /** Fields a full update keeps from the current entity although they are writable on create only. */
+  createOnly?: readonly string[];
+  /** Normalises an entity about to be stored (rule ids, JSON derived from JSON5). Pure. */
+  prepare?: (entity: JsonObject, previous: JsonObject | undefined) => JsonObject;
+  /** Rules beyond the zod schema, including references to other entities. */
+  validate?: (entity: JsonObject, lookup: EntityLookup, previous: JsonObject | undefined) => FieldError[];
+  /** Refuses a delete (e.g. a layer still used by experiments) with a message, or returns undefined. */
+  deleteBlocker?: (id: string, lookup: EntityLookup) => string | undefined;
+  /** Computed response fields (holdoutIDs, count...). */
+  decorate?: (entity: JsonObject, lookup: EntityLookup) => JsonObject;
+  actions?: Readonly<Record<string, ActionDef>>;
+  /** List query filters: name → predicate on the stored entity. */
+  filters?: Readonly<Record<string, (entity: JsonObject, value: string) => boolean>>;
+  deletable: boolean;
+  /** True when writes support `?dryRun=true` (or `dryRun` in the body). */
+  dryRun?: 'query' | 'body';
+}

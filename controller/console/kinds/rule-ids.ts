@@ -1,0 +1,22 @@
+import { randomBytes } from 'node:crypto';
+import type { JsonObject } from '../../store/ports.js';
+
+export function newRuleId(): string {
+  return randomBytes(12).toString('base64url');
+}
+
+/**
+ * Gives every rule (and variant) an id. A rule without an id keeps the id of the previous rule with
+ * the same name, so a client that never sends ids (a YAML file) doesn't churn them on every update.
+ */
+export function withRuleIds(rules: unknown, previousRules: unknown, nested?: string): JsonObject[] {
+  if (!Array.isArray(rules)) return [];
+  const previous = Array.isArray(previousRules) ? (previousRules as JsonObject[]) : [];
+  return (rules as JsonObject[]).map((rule) => {
+    const before = previous.find((p) => (rule['id'] !== undefined ? p['id'] === rule['id'] : p['name'] === rule['name']));
+    const id = typeof rule['id'] === 'string' ? rule['id'] : typeof before?.['id'] === 'string' ? before['id'] : newRuleId();
+    const out: JsonObject = { ...rule, id, baseID: rule['baseID'] ?? before?.['baseID'] ?? id };
+    if (nested !== undefined && Array.isArray(rule[nested])) out[nested] = withRuleIds(rule[nested], before?.[nested]).map(({ baseID: _b, ...v }) => v);
+    return out;
+  });
+}

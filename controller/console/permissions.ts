@@ -1,0 +1,23 @@
+import { PERMISSIONS, type Permission } from '../../schemas/role.js';
+
+export { PERMISSIONS, type Permission };
+
+export const BUILTIN_ROLES: Readonly<Record<string, readonly Permission[]>> = {
+  admin: PERMISSIONS,
+  member: ['read', 'write', 'submit_reviews', 'approve_reviews', 'commit_reviews', 'validate_changes'],
+  read_only: ['read'],
+};
+
+/** Scope that makes any key read-only, whatever its user's role. */
+export const READ_ONLY_SCOPE = 'omni_read_only';
+
+/** Who is calling: resolved from the SERVICE-API-KEY header on every request. */
+export interface Actor {
+  userEmail: string;
+  keyId: string | null;
+  role: string;
+  permissions: ReadonlySet<string>;
+}
+
+/** The console itself, for writes no user made (timeouts, migrations). */
+export const SYSTEM_ACTOR: Actor = { userEmail: 'system@flagops', keyId: null, role: 'admin', permissions: new Set(PERMISSIONS) };

@@ -1,0 +1,37 @@
+import type { FastifyInstance } from 'fastify';
+import { AuditEntrySchema } from '../../../schemas/audit.js';
+import type { Store } from '../../store/ports.js';
+import { defineRoute } from '../http/define-route.js';
+import { pagination, parsePaging, queryOf } from '../http/request-helpers.js';
+import type { RouteCatalog } from '../http/route-catalog.js';
+
+export function registerAuditRoutes(app: FastifyInstance, catalog: RouteCatalog, store: Store): void {
+  const path = '/console/v1/audit_logs';
+  defineRoute(
+    app,
+    catalog,
+    {
+      method: 'GET',
+      url: path,
+      summary: 'Audit log, newest first: who changed what, when, from which review',
+      tag: 'Audit log',
+      permission: 'read',
+      list: true,
+      response: AuditEntrySchema,
+      query: [
+        { name: 'page', type: 'integer', description: 'Page number, from 1.' },
+        { name: 'limit', type: 'integer', description: 'Items per page (default 100, at most 1000).' },
+        { name: 'kind', type: 'string', description: 'Entity kind: gate, dynamic_config, segment, experiment, ...' },
+        { name: 'entityID', type: 'string', description: 'Entity id (or name for assignment sources).' },
+        { name: 'actor', type: 'string', description: 'E-mail of the user who made the change.' },
+      ],
+    },
+    (request) => {
+      const query = queryOf(request);
+      const paging = parsePaging(query);
+      const str = (name: string): string | undefined => (typeof query[name] === 'string' && query[name] !== '' ? (query[name] as string) : undefined);
+      const page = store.audit.list({ kind: str('kind'), entityId: str('entityID'), actorEmail: str('actor'), offset: paging.offset, limit: paging.limit });
+      return { message: 'Audit log listed successfully.', data: page.items, pagination: pagination(path, query, paging, page.total) };
+    },
+  );
+}

@@ -1,0 +1,97 @@
+import type { FastifyInstance } from 'fastify';
+import type { EntityService } from '../entity-service.js';
+import { defineRoute } from '../http/define-route.js';
+import { pagination, parseBooleanFlag, parseIfMatch, parsePaging, queryOf, stringParam } from '../http/request-helpers.js';
+import type { QueryParam, RouteCatalog } from '../http/route-catalog.js';
+
+const PAGING: QueryParam[] = [
+  { name: 'page', type: 'integer', description: 'Page number, from 1 (default 1).' },
+  { name: 'limit', type: 'integer', description: 'Items per page (default 100, at most 1000).' },
+];
+const IF_MATCH = [{ name: 'If-Match', description: 'Expected current version, e.g. "3"; a mismatch is a 409.' }];
+
+function splitDryRun(body: unknown): { body: unknown; dryRun: boolean } {
+  if (body && typeof body === 'object' && !Array.isArray(body) && 'dryRun' in body) {
+    const { dryRun, ...rest } = body as Record<string, unknown>;
+    return { body: rest, dryRun: parseBooleanFlag(dryRun, 'dryRun') };
+  }
+  return { body, dryRun: false };
+}
+
+/** CRUD, lifecycle actions and versions for one entity kind, with the same conventions for every kind. */
+export function registerEntityRoutes(app: FastifyInstance, catalog: RouteCatalog, service: EntityService): void {
+  const { def } = service;
+  const base = `/console/v1/${def.path}`;
+  const item = `/console/v1/${def.itemPath ?? def.path}/:${def.idField}`;
+  const dryRunQuery: QueryParam[] = def.dryRun === 'query' ? [{ name: 'dryRun', type: 'boolean', description: 'Validate only; persist nothing.' }] : [];
+  const filterQuery: QueryParam[] = Object.keys(def.filters ?? {}).map((name) => ({ name, type: 'string', description: `Filter by ${name}.` }));
+  const name = def.label.toLowerCase();
+  const options = (request: Parameters<Parameters<typeof defineRoute>[3]>[0], rawBody: unknown) => {
+    const fromBody = def.dryRun === 'body' ? splitDryRun(rawBody) : { body: rawBody, dryRun: false };
+    const dryRun = fromBody.dryRun || (def.dryRun === 'query' && parseBooleanFlag(queryOf(request)['dryRun'], 'dryRun'));
+    return { body: fromBody.body, dryRun, expectedVersion: parseIfMatch(request.headers['if-match']) };
+  };
+  const id = (request: Parameters<typeof stringParam>[0]) => stringParam(request, def.idField);
+
+  defineRoute(app, catalog, { method: 'GET', url: base, summary: `List ${name}s`, tag: def.tag, permission: 'read', list: true, response: def.schemas.response, query: [...PAGING, ...filterQuery] }, (request) => {
+    const query = queryOf(request);
+    const paging = parsePaging(query);
+    const filters = Object.fromEntries(Object.entries(query).filter(([k, v]) => k !== 'page' && k !== 'limit' && typeof v === 'string')) as Record<string, string>;
+    const page = service.list(paging.offset, paging.limit, filters);
+    return { message: `${def.label}s listed successfully.`, data: page.items, pagination: pagination(base, query, paging, page.total) };
+  });
+
+  defineRoute(app, catalog, { method: 'POST', url: base, summary: `Create a ${name}`, tag: def.tag, permission: 'write', body: def.schemas.create, response: def.schemas.response, successStatus: 201, query: dryRunQuery }, (request, actor) => {
+    const { body, dryRun } = options(request, request.body);
+    const result = service.execute({ type: 'create', body }, actor, { dryRun });
+    return dryRun
+      ? { status: 200, message: `${def.label} is valid (dry run, nothing persisted).`, data: result.entity }
+      : { message: `${def.label} created successfully.`, data: result.entity };
+  });
+
+  defineRoute(app, catalog, { method: 'GET', url: item, summary: `Read a ${name}`, tag: def.tag, permission: 'read', response: def.schemas.response }, (request) => ({
+    message: `${def.label} read successfully.`,
+    data: service.get(id(request)),
+  }));
+
+  const writeRoute = (type: 'update' | 'patch', method: 'POST' | 'PATCH', schema: typeof def.schemas.update) => {
+    if (!schema) return;
+    const summary = type === 'update' ? `Fully update a ${name}` : `Partially update a ${name}`;
+    defineRoute(app, catalog, { method, url: item, summary, tag: def.tag, permission: 'write', body: schema, response: def.schemas.response, query: dryRunQuery, headers: IF_MATCH }, (request, actor) => {
+      const { body, dryRun, expectedVersion } = options(request, request.body);
+      const result = service.execute({ type, id: id(request), body }, actor, { dryRun, expectedVersion });
+      const message = dryRun ? `${def.label} is valid (dry run, nothing persisted).` : result.changed ? `${def.label} updated successfully.` : `${def.label} unchanged.`;
+      return { message, data: result.entity };
+    });
+  };
+  writeRoute('update', 'POST', def.schemas.update);
+  writeRoute('patch', 'PATCH', def.schemas.patch);
+
+  if (def.deletable) {
+    defineRoute(app, catalog, { method: 'DELETE', url: item, summary: `Delete a ${name}`, tag: def.tag, permission: 'write', headers: IF_MATCH }, (request, actor) => {
+      service.execute({ type: 'delete', id: id(request) }, actor, { expectedVersion: parseIfMatch(request.headers['if-match']) });
+      return { message: `${def.label} deleted successfully.` };
+    });
+  }
+
+  for (const [action, spec] of Object.entries(def.actions ?? {})) {
+    defineRoute(
+      app,
+      catalog,
+      { method: spec.method ?? 'PUT', url: `${item}/${action}`, summary: `${action.replace(/_/g, ' ')} a ${name}`, tag: def.tag, permission: 'write', body: spec.body, bodyOptional: spec.body === undefined, response: def.schemas.response, headers: IF_MATCH },
+      (request, actor) => {
+        const result = service.execute({ type: 'action', id: id(request), action, body: request.body }, actor, { expectedVersion: parseIfMatch(request.headers['if-match']) });
+        return { message: result.changed ? `${def.label} ${spec.done} successfully.` : `${def.label} was already ${spec.done}.`, data: result.entity };
+      },
+    );
+  }
+
+  defineRoute(app, catalog, { method: 'GET', url: `${item}/versions`, summary: `List versions of a ${name}, newest first`, tag: def.tag, permission: 'read', list: true, response: def.schemas.response, query: PAGING }, (request) => {
+    const query = queryOf(request);
+    const paging = parsePaging(query);
+    const entityId = id(request);
+    const page = service.versions(entityId, paging.offset, paging.limit);
+    const path = `/console/v1/${def.itemPath ?? def.path}/${encodeURIComponent(entityId)}/versions`;
+    return { message: `${def.label} versions listed successfully.`, data: page.items, pagination: pagination(path, query, paging, page.total) };
+  });
+}

@@ -1,0 +1,77 @@
+import type { FastifyInstance } from 'fastify';
+import { KeyCreateSchema, KeySchema, KeyUpdateSchema } from '../../../schemas/key.js';
+import { RoleCreateSchema, RoleSchema, RoleUpdateSchema } from '../../../schemas/role.js';
+import { parseWith } from '../../core/zod-errors.js';
+import { ConflictError, InputError, NotFoundError } from '../../errors.js';
+import type { AuthService } from '../auth-service.js';
+import type { Store } from '../../store/ports.js';
+import { defineRoute } from '../http/define-route.js';
+import { stringParam } from '../http/request-helpers.js';
+import type { RouteCatalog } from '../http/route-catalog.js';
+
+function parseBody<T>(schema: Parameters<typeof parseWith<T>>[0], body: unknown): T {
+  const parsed = parseWith(schema, body ?? {});
+  if (!parsed.ok) throw new InputError('Invalid request body.', parsed.errors);
+  return parsed.value;
+}
+
+/** Keys and roles: admin only (manage_keys, manage_roles). */
+export function registerKeyRoutes(app: FastifyInstance, catalog: RouteCatalog, auth: AuthService, store: Store): void {
+  const tag = 'Keys and roles';
+  defineRoute(app, catalog, { method: 'GET', url: '/console/v1/keys', summary: 'List console keys', tag, permission: 'manage_keys', response: KeySchema }, () => ({
+    message: 'Keys listed successfully.',
+    data: auth.listKeys(),
+  }));
+  defineRoute(app, catalog, { method: 'POST', url: '/console/v1/keys', summary: 'Create a console key (the secret is shown only in this response)', tag, permission: 'manage_keys', body: KeyCreateSchema, response: KeySchema, successStatus: 201 }, (request) => {
+    const { key, secret } = auth.createKey(parseBody(KeyCreateSchema, request.body));
+    return { message: 'Key created successfully. Store the secret now: it is not shown again.', data: { ...key, key: secret } };
+  });
+  defineRoute(app, catalog, { method: 'GET', url: '/console/v1/keys/:id', summary: 'Read a console key', tag, permission: 'manage_keys', response: KeySchema }, (request) => ({
+    message: 'Key read successfully.',
+    data: auth.getKey(stringParam(request, 'id')),
+  }));
+  defineRoute(app, catalog, { method: 'PATCH', url: '/console/v1/keys/:id', summary: "Update a key's description, scopes or its user's role", tag, permission: 'manage_keys', body: KeyUpdateSchema, response: KeySchema }, (request) => ({
+    message: 'Key updated successfully.',
+    data: auth.updateKey(stringParam(request, 'id'), parseBody(KeyUpdateSchema, request.body)),
+  }));
+  defineRoute(app, catalog, { method: 'PATCH', url: '/console/v1/keys/:id/rotate', summary: 'Rotate a key (the new secret is shown only in this response)', tag, permission: 'manage_keys', bodyOptional: true, response: KeySchema }, (request) => {
+    const { key, secret } = auth.rotateKey(stringParam(request, 'id'));
+    return { message: 'Key rotated successfully. Store the new secret now: it is not shown again.', data: { ...key, key: secret } };
+  });
+  defineRoute(app, catalog, { method: 'PATCH', url: '/console/v1/keys/:id/deactivate', summary: 'Deactivate a key', tag, permission: 'manage_keys', bodyOptional: true, response: KeySchema }, (request) => ({
+    message: 'Key deactivated successfully.',
+    data: auth.deactivateKey(stringParam(request, 'id')),
+  }));
+  defineRoute(app, catalog, { method: 'DELETE', url: '/console/v1/keys/:id', summary: 'Delete a key', tag, permission: 'manage_keys' }, (request) => {
+    auth.deleteKey(stringParam(request, 'id'));
+    return { message: 'Key deleted successfully.' };
+  });
+
+  defineRoute(app, catalog, { method: 'GET', url: '/console/v1/roles', summary: 'List roles and their permissions', tag, permission: 'manage_roles', response: RoleSchema }, () => ({
+    message: 'Roles listed successfully.',
+    data: store.roles.list(),
+  }));
+  defineRoute(app, catalog, { method: 'POST', url: '/console/v1/roles', summary: 'Create a custom role', tag, permission: 'manage_roles', body: RoleCreateSchema, response: RoleSchema, successStatus: 201 }, (request) => {
+    const body = parseBody(RoleCreateSchema, request.body);
+    const role = store.transaction(() => {
+      if (store.roles.get(body.name)) throw new ConflictError(`Role ${body.name} already exists.`);
+      const created = { name: body.name, permissions: [...new Set(body.permissions)], builtin: false };
+      store.roles.upsert(created);
+      return created;
+    });
+    return { message: 'Role created successfully.', data: role };
+  });
+  defineRoute(app, catalog, { method: 'PATCH', url: '/console/v1/roles/:name', summary: "Replace a role's permissions", tag, permission: 'manage_roles', body: RoleUpdateSchema, response: RoleSchema }, (request) => {
+    const body = parseBody(RoleUpdateSchema, request.body);
+    const name = stringParam(request, 'name');
+    const role = store.transaction(() => {
+      const existing = store.roles.get(name);
+      if (!existing) throw new NotFoundError('Role not found.');
+      if (name === 'admin') throw new ConflictError('The admin role keeps every permission; create a custom role instead.');
+      const updated = { ...existing, permissions: [...new Set(body.permissions)] };
+      store.roles.upsert(updated);
+      return updated;
+    });
+    return { message: 'Role updated successfully.', data: role };
+  });
+}

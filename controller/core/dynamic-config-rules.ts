@@ -1,0 +1,117 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import JSON5 from 'json5';
+import type { FieldError } from '../errors.js';
+import { checkJson5Twin } from './json5-twin.js';
+import { duplicateNames } from './rule-names.js';
+
+type Json = Record<string, unknown>;
+
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+const compiled = new Map<string, ValidateFunction | Error>();
+
+function compile(schemaText: string): ValidateFunction | Error {
+  let hit = compiled.get(schemaText);
+  if (hit === undefined) {
+    try {
+      hit = ajv.compile(JSON5.parse(schemaText) as object);
+    } catch (error) {
+      hit = error instanceof Error ? error : new Error(String(error));
+    }
+    // Bounded so a client cycling schemas can't grow memory without limit.
+    if (compiled.size > 500) compiled.clear();
+    compiled.set(schemaText, hit);
+  }
+  return hit;
+}
+
+function describeAjv(errors: ErrorObject[] | null | undefined): string {
+  return (errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`).join('; ');
+}
+
+/**
+ * Rules of DESIGN §3 for a dynamic config that a zod schema can't express: JSON5 twins agree, the
+ * `schema` is valid JSON Schema 2020-12, and the default value and every rule's and variant's return
+ * value satisfy it. Pure: used by the console and by `flagops validate` alike.
+ */
+export function dynamicConfigRuleErrors(config: Json): FieldError[] {
+  const errors: FieldError[] = [];
+  const schemaTwin = checkJson5Twin(parseSchemaText(config['schema'], 'schema', errors), config['schemaJson5'], 'schema', 'schemaJson5');
+  errors.push(...schemaTwin.errors);
+  const defaultTwin = checkJson5Twin(config['defaultValue'], config['defaultValueJson5'], 'defaultValue', 'defaultValueJson5');
+  errors.push(...defaultTwin.errors);
+
+  const values: { path: string; value: unknown }[] = [];
+  if (defaultTwin.value !== undefined && defaultTwin.errors.length === 0) values.push({ path: 'defaultValue', value: defaultTwin.value });
+  const rules = Array.isArray(config['rules']) ? (config['rules'] as Json[]) : [];
+  errors.push(...duplicateNames(rules, 'rules'));
+  rules.forEach((rule, i) => {
+    const twin = checkJson5Twin(rule['returnValue'], rule['returnValueJson5'], `rules[${i}].returnValue`, `rules[${i}].returnValueJson5`);
+    errors.push(...twin.errors);
+    if (twin.value !== undefined && twin.errors.length === 0) values.push({ path: `rules[${i}].returnValue`, value: twin.value });
+    const variants = Array.isArray(rule['variants']) ? (rule['variants'] as Json[]) : [];
+    errors.push(...duplicateNames(variants, `rules[${i}].variants`));
+    variants.forEach((variant, j) => {
+      const path = `rules[${i}].variants[${j}]`;
+      const vt = checkJson5Twin(variant['returnValue'], variant['returnValueJson5'], `${path}.returnValue`, `${path}.returnValueJson5`);
+      errors.push(...vt.errors);
+      if (vt.value !== undefined && vt.errors.length === 0) values.push({ path: `${path}.returnValue`, value: vt.value });
+    });
+  });
+
+  const schemaText = typeof config['schema'] === 'string' ? config['schema'] : typeof config['schemaJson5'] === 'string' ? config['schemaJson5'] : null;
+  if (schemaText !== null && schemaTwin.errors.length === 0 && !errors.some((e) => e.property === 'schema')) {
+    const validate = compile(schemaText);
+    if (validate instanceof Error) {
+      errors.push({ property: config['schema'] != null ? 'schema' : 'schemaJson5', errorMessage: `is not a valid JSON Schema 2020-12: ${validate.message}` });
+    } else {
+      for (const { path, value } of values) {
+        if (!validate(value)) {
+          const ruleName = ruleNameOf(rules, path);
+          errors.push({ property: path, errorMessage: `does not match the config's schema${ruleName}: ${describeAjv(validate.errors)}` });
+        }
+      }
+    }
+  }
+  return errors;
+}
+
+function parseSchemaText(text: unknown, path: string, errors: FieldError[]): unknown {
+  if (typeof text !== 'string') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    errors.push({ property: path, errorMessage: `is not valid JSON: ${(error as Error).message}` });
+    return undefined;
+  }
+}
+
+function ruleNameOf(rules: Json[], path: string): string {
+  const match = /^rules\[(\d+)\]/.exec(path);
+  if (!match) return '';
+  const rule = rules[Number(match[1])];
+  return rule && typeof rule['name'] === 'string' ? ` (rule '${rule['name']}')` : '';
+}
+
+/** Fills the plain twin from the JSON5 one so stored entities always carry the JSON value. */
+export function withDerivedJson(config: Json): Json {
+  const fill = (target: Json, plainKey: string, json5Key: string, stringify: boolean): Json => {
+    const json5 = target[json5Key];
+    if (typeof json5 === 'string' && (target[plainKey] === undefined || target[plainKey] === null)) {
+      const parsed: unknown = JSON5.parse(json5);
+      return { ...target, [plainKey]: stringify ? JSON.stringify(parsed) : parsed };
+    }
+    return target;
+  };
+  let out = fill(config, 'defaultValue', 'defaultValueJson5', false);
+  out = fill(out, 'schema', 'schemaJson5', true);
+  if (Array.isArray(out['rules'])) {
+    out = {
+      ...out,
+      rules: (out['rules'] as Json[]).map((rule) => {
+        const r = fill(rule, 'returnValue', 'returnValueJson5', false);
+        return Array.isArray(r['variants']) ? { ...r, variants: (r['variants'] as Json[]).map((v) => fill(v, 'returnValue', 'returnValueJson5', false)) } : r;
+      }),
+    };
+  }
+  return out;
+}

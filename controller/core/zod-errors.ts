@@ -1,0 +1,66 @@
+import type { z } from 'zod';
+import type { FieldError } from '../errors.js';
+import { didYouMean } from './did-you-mean.js';
+
+/** `['rules', 0, 'name']` → `rules[0].name`. */
+export function formatPath(path: ReadonlyArray<PropertyKey>): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out === '' ? String(part) : `.${String(part)}`;
+  }
+  return out;
+}
+
+/** Known keys of the object schema at a path, for "did you mean" on unknown keys. */
+function knownKeysAt(schema: z.ZodType, path: ReadonlyArray<PropertyKey>): string[] {
+  let current: unknown = schema;
+  for (const part of path) {
+    current = unwrap(current);
+    const def = (current as { def?: { type?: string; element?: unknown; shape?: Record<string, unknown> } }).def;
+    if (def?.type === 'array') current = def.element;
+    else if (def?.type === 'object' && def.shape) current = def.shape[String(part)];
+    else return [];
+  }
+  const def = (unwrap(current) as { def?: { type?: string; shape?: Record<string, unknown> } }).def;
+  return def?.type === 'object' && def.shape ? Object.keys(def.shape) : [];
+}
+
+function unwrap(schema: unknown): unknown {
+  let current = schema as { def?: { type?: string; innerType?: unknown } } | undefined;
+  while (current?.def && ['optional', 'nullable', 'default', 'readonly'].includes(current.def.type ?? '')) {
+    current = current.def.innerType as typeof current;
+  }
+  return current;
+}
+
+/** Turns zod issues into the API's `errors[]`: one entry per violated constraint, named by property path. */
+export function zodIssuesToFieldErrors(issues: ReadonlyArray<z.core.$ZodIssue>, schema: z.ZodType): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const issue of issues) {
+    if (issue.code === 'unrecognized_keys') {
+      const known = knownKeysAt(schema, issue.path);
+      for (const key of issue.keys) {
+        const suggestion = didYouMean(key, known);
+        errors.push({
+          property: formatPath([...issue.path, key]),
+          errorMessage: `is not a known field${suggestion ? ` (did you mean '${suggestion}'?)` : ''}`,
+        });
+      }
+      continue;
+    }
+    const missing = issue.code === 'invalid_type' && 'input' in issue && issue.input === undefined;
+    errors.push({
+      property: formatPath(issue.path) || '(body)',
+      errorMessage: missing ? 'is required' : issue.message.replace(/^Invalid input: /, ''),
+    });
+  }
+  return errors;
+}
+
+/** Parses with zod; on failure returns field errors instead of throwing. */
+export function parseWith<T>(schema: z.ZodType<T>, input: unknown): { ok: true; value: T } | { ok: false; errors: FieldError[] } {
+  const result = schema.safeParse(input, { reportInput: true });
+  if (result.success) return { ok: true, value: result.data };
+  return { ok: false, errors: zodIssuesToFieldErrors(result.error.issues, schema) };
+}

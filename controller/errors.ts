@@ -1,0 +1,43 @@
+/**
+ * Domain errors. They know nothing of HTTP or exit codes: `error-table.ts` is the only place that
+ * translates them, so the console API and the CLI can never disagree about what a failure means.
+ */
+export interface FieldError {
+  /** Property path in the input, e.g. `rules[0].passPercentage`. */
+  property: string;
+  errorMessage: string;
+}
+
+export class DomainError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Invalid input: every violated constraint is listed with its property path. */
+export class InputError extends DomainError {
+  readonly errors: FieldError[];
+  constructor(message: string, errors: FieldError[] = []) {
+    super(message);
+    this.errors = errors;
+  }
+}
+
+export class AuthenticationError extends DomainError {}
+export class NotAllowedError extends DomainError {}
+export class NotFoundError extends DomainError {}
+/** Duplicate id or name, stale version, or an entity/review in the wrong state. */
+export class ConflictError extends DomainError {}
+export class RateLimitedError extends DomainError {}
+/** A dependency outside the process (git, the console, a webhook receiver) failed. */
+export class UpstreamError extends DomainError {}
+
+export function fieldError(property: string, errorMessage: string): FieldError {
+  return { property, errorMessage };
+}
+
+/** Throws an InputError when the list is not empty. */
+export function throwIfInvalid(errors: FieldError[], message = 'Invalid request.'): void {
+  if (errors.length > 0) throw new InputError(message, errors);
+}

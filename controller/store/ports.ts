@@ -1,0 +1,137 @@
+/**
+ * Store ports. Synchronous on purpose: better-sqlite3 is synchronous, and a write must never keep a
+ * transaction open across event-loop ticks. Every port has a SQLite adapter and an in-memory fake
+ * that pass the same contract suite (`store-contract.test.ts`).
+ */
+
+export type JsonObject = Record<string, unknown>;
+
+export interface EntityRecord {
+  kind: string;
+  id: string;
+  version: number;
+  /** The stored entity: writable fields plus server-managed ones (times, modifier, version...). */
+  data: JsonObject;
+}
+
+export interface VersionRecord {
+  kind: string;
+  id: string;
+  version: number;
+  time: number;
+  data: JsonObject;
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+}
+
+export interface EntityRepo {
+  get(kind: string, id: string): EntityRecord | undefined;
+  /** Every entity of a kind, in creation order. */
+  list(kind: string): EntityRecord[];
+  /** One page of a kind, in creation order. */
+  page(kind: string, offset: number, limit: number): Page<EntityRecord>;
+  /** Throws DuplicateKeyError when (kind, id) exists. */
+  insert(record: EntityRecord): void;
+  update(record: EntityRecord): void;
+  delete(kind: string, id: string): void;
+  appendVersion(version: VersionRecord): void;
+  /** Versions newest first. */
+  versions(kind: string, id: string, offset: number, limit: number): Page<VersionRecord>;
+}
+
+export interface AuditEntry {
+  id: string;
+  time: number;
+  actorEmail: string;
+  actorKeyId: string | null;
+  action: string;
+  kind: string;
+  entityId: string;
+  version: number | null;
+  reviewId: string | null;
+  details: JsonObject | null;
+}
+
+export interface AuditQuery {
+  kind?: string;
+  entityId?: string;
+  actorEmail?: string;
+  offset: number;
+  limit: number;
+}
+
+export interface AuditRepo {
+  /** Appends an entry; the store assigns `id` (monotonic) and returns it. */
+  append(entry: Omit<AuditEntry, 'id'>): AuditEntry;
+  /** Newest first. */
+  list(query: AuditQuery): Page<AuditEntry>;
+}
+
+export interface UserRecord {
+  email: string;
+  role: string;
+  createdTime: number;
+}
+
+export interface KeyRecord {
+  id: string;
+  userEmail: string;
+  description: string;
+  /** sha256 of the secret, hex. The secret itself is never stored. */
+  hash: string;
+  scopes: string[];
+  active: boolean;
+  createdTime: number;
+  lastRotatedTime: number | null;
+}
+
+export interface AuthRepo {
+  getUser(email: string): UserRecord | undefined;
+  upsertUser(user: UserRecord): void;
+  getKey(id: string): KeyRecord | undefined;
+  findKeyByHash(hash: string): KeyRecord | undefined;
+  listKeys(): KeyRecord[];
+  insertKey(key: KeyRecord): void;
+  updateKey(key: KeyRecord): void;
+  deleteKey(id: string): void;
+  countKeys(): number;
+}
+
+export interface RoleRecord {
+  name: string;
+  permissions: string[];
+  builtin: boolean;
+}
+
+export interface RoleRepo {
+  get(name: string): RoleRecord | undefined;
+  list(): RoleRecord[];
+  upsert(role: RoleRecord): void;
+}
+
+export interface SettingsRepo {
+  get(name: string): JsonObject | undefined;
+  set(name: string, value: JsonObject): void;
+}
+
+export interface Store {
+  entities: EntityRepo;
+  audit: AuditRepo;
+  auth: AuthRepo;
+  roles: RoleRepo;
+  settings: SettingsRepo;
+  /** Runs fn atomically: everything it wrote is kept, or nothing is if it throws. Nestable. */
+  transaction<T>(fn: () => T): T;
+  close(): void;
+}
+
+/** Thrown by a store when a unique key already exists. */
+export class DuplicateKeyError extends Error {
+  constructor(what: string) {
+    super(`${what} already exists`);
+    this.name = 'DuplicateKeyError';
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * Numbered migrations, applied in order at start inside one transaction each. Never edit a shipped
+ * migration: add a new one.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    name: 'initial',
+    sql: `
+      CREATE TABLE entities (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind TEXT NOT NULL,
+        id TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        UNIQUE (kind, id)
+      );
+      CREATE TABLE entity_versions (
+        kind TEXT NOT NULL,
+        id TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        time INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (kind, id, version)
+      ) WITHOUT ROWID;
+      CREATE TABLE audit_log (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        time INTEGER NOT NULL,
+        actor_email TEXT NOT NULL,
+        actor_key_id TEXT,
+        action TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        entity_id TEXT NOT NULL,
+        version INTEGER,
+        review_id TEXT,
+        details TEXT
+      );
+      CREATE INDEX audit_log_entity ON audit_log (kind, entity_id);
+      CREATE INDEX audit_log_actor ON audit_log (actor_email);
+      CREATE TABLE users (
+        email TEXT PRIMARY KEY,
+        role TEXT NOT NULL,
+        created_time INTEGER NOT NULL
+      );
+      CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        user_email TEXT NOT NULL REFERENCES users (email),
+        description TEXT NOT NULL,
+        hash TEXT NOT NULL UNIQUE,
+        scopes TEXT NOT NULL,
+        active INTEGER NOT NULL,
+        created_time INTEGER NOT NULL,
+        last_rotated_time INTEGER
+      );
+      CREATE TABLE roles (
+        name TEXT PRIMARY KEY,
+        permissions TEXT NOT NULL,
+        builtin INTEGER NOT NULL
+      );
+      CREATE TABLE settings (
+        name TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      );
+    `,
+  },
+];

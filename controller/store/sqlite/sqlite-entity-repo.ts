@@ -1,0 +1,81 @@
+import type Database from 'better-sqlite3';
+import { DuplicateKeyError, type EntityRecord, type EntityRepo, type Page, type VersionRecord } from '../ports.js';
+
+interface EntityRow {
+  kind: string;
+  id: string;
+  version: number;
+  data: string;
+}
+
+interface VersionRow extends EntityRow {
+  time: number;
+}
+
+export class SqliteEntityRepo implements EntityRepo {
+  private readonly stmts;
+
+  constructor(db: Database.Database) {
+    this.stmts = {
+      get: db.prepare('SELECT kind, id, version, data FROM entities WHERE kind = ? AND id = ?'),
+      list: db.prepare('SELECT kind, id, version, data FROM entities WHERE kind = ? ORDER BY seq'),
+      page: db.prepare('SELECT kind, id, version, data FROM entities WHERE kind = ? ORDER BY seq LIMIT ? OFFSET ?'),
+      count: db.prepare('SELECT COUNT(*) AS n FROM entities WHERE kind = ?'),
+      insert: db.prepare('INSERT INTO entities (kind, id, version, data) VALUES (?, ?, ?, ?)'),
+      update: db.prepare('UPDATE entities SET version = ?, data = ? WHERE kind = ? AND id = ?'),
+      delete: db.prepare('DELETE FROM entities WHERE kind = ? AND id = ?'),
+      deleteVersions: db.prepare('DELETE FROM entity_versions WHERE kind = ? AND id = ?'),
+      appendVersion: db.prepare('INSERT INTO entity_versions (kind, id, version, time, data) VALUES (?, ?, ?, ?, ?)'),
+      versions: db.prepare('SELECT kind, id, version, time, data FROM entity_versions WHERE kind = ? AND id = ? ORDER BY version DESC LIMIT ? OFFSET ?'),
+      countVersions: db.prepare('SELECT COUNT(*) AS n FROM entity_versions WHERE kind = ? AND id = ?'),
+    };
+  }
+
+  get(kind: string, id: string): EntityRecord | undefined {
+    const row = this.stmts.get.get(kind, id) as EntityRow | undefined;
+    return row && toRecord(row);
+  }
+
+  list(kind: string): EntityRecord[] {
+    return (this.stmts.list.all(kind) as EntityRow[]).map(toRecord);
+  }
+
+  page(kind: string, offset: number, limit: number): Page<EntityRecord> {
+    const items = (this.stmts.page.all(kind, limit, offset) as EntityRow[]).map(toRecord);
+    return { items, total: (this.stmts.count.get(kind) as { n: number }).n };
+  }
+
+  insert(record: EntityRecord): void {
+    try {
+      this.stmts.insert.run(record.kind, record.id, record.version, JSON.stringify(record.data));
+    } catch (error) {
+      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new DuplicateKeyError(`${record.kind} ${record.id}`);
+      throw error;
+    }
+  }
+
+  update(record: EntityRecord): void {
+    this.stmts.update.run(record.version, JSON.stringify(record.data), record.kind, record.id);
+  }
+
+  delete(kind: string, id: string): void {
+    this.stmts.delete.run(kind, id);
+    this.stmts.deleteVersions.run(kind, id);
+  }
+
+  appendVersion(version: VersionRecord): void {
+    this.stmts.appendVersion.run(version.kind, version.id, version.version, version.time, JSON.stringify(version.data));
+  }
+
+  versions(kind: string, id: string, offset: number, limit: number): Page<VersionRecord> {
+    const items = (this.stmts.versions.all(kind, id, limit, offset) as VersionRow[]).map((row) => ({
+      ...toRecord(row),
+      time: row.time,
+    }));
+    return { items, total: (this.stmts.countVersions.get(kind, id) as { n: number }).n };
+  }
+}
+
+function toRecord(row: EntityRow): EntityRecord {
+  return { kind: row.kind, id: row.id, version: row.version, data: JSON.parse(row.data) as Record<string, unknown> };
+}

@@ -1,0 +1,141 @@
+/**
+ * Shared atoms of the entity schemas. Every limit of the spec lives here once; entity files combine them.
+ */
+import { z } from 'zod';
+
+export const ID_CHARSET = /^[A-Za-z0-9_.-]+$/;
+export const NAME_CHARSET = /^[A-Za-z0-9_. -]+$/;
+
+export const EntityIdSchema = z
+  .string()
+  .min(3, 'must be 3 to 100 characters long')
+  .max(100, 'must be 3 to 100 characters long')
+  .regex(ID_CHARSET, 'may contain only letters, digits, underscore, hyphen and period')
+  .describe('Name ID: 3 to 100 characters, letters, digits, underscore, hyphen, period (no space).');
+
+export const EntityNameSchema = z
+  .string()
+  .min(3, 'must be 3 to 100 characters long')
+  .max(100, 'must be 3 to 100 characters long')
+  .regex(NAME_CHARSET, 'may contain only letters, digits, underscore, hyphen, period and space')
+  .describe('Display name: 3 to 100 characters, letters, digits, underscore, hyphen, period, space.');
+
+export const DescriptionSchema = z
+  .string()
+  .max(1000, 'must be at most 1000 characters long')
+  .describe('Free text, at most 1000 characters.');
+
+export const TagsSchema = z.array(z.string().min(1, 'must not be empty')).describe('Tags.');
+export const TargetAppsSchema = z.array(z.string().min(1, 'must not be empty')).describe('Target application names.');
+export const NullableStringSchema = z.string().nullable();
+export const PercentageSchema = z
+  .number()
+  .min(0, 'must be between 0 and 100')
+  .max(100, 'must be between 0 and 100')
+  .describe('Percentage, 0 to 100.');
+
+/** A JSON object (return values, default values, parameter values). */
+export const JsonObjectSchema = z.record(z.string(), z.unknown()).describe('A JSON object.');
+
+export const OwnerSchema = z
+  .strictObject({
+    ownerID: z.string().optional().describe('Owner id.'),
+    ownerType: z.string().optional().describe('USER, SDK_KEY, ...'),
+    ownerName: z.string().optional().describe('Owner display name.'),
+    ownerEmail: z.string().optional().describe('Owner e-mail.'),
+  })
+  .describe('Owner of the entity; may be absent.')
+  .meta({ id: 'Owner' });
+
+export const ConditionSchema = z
+  .strictObject({
+    type: z.string().min(1, 'must not be empty').describe('Condition type: public, user_id, email, app_version, passes_gate, passes_segment, ...'),
+    targetValue: z
+      .union([z.array(z.union([z.string(), z.number()])), z.string(), z.number()])
+      .nullable()
+      .optional()
+      .describe('Values to compare with; an array of strings in requests.'),
+    operator: z.string().nullable().optional().describe('Comparison operator: any, none, gt, lt, str_contains_any, ...'),
+    field: z.string().nullable().optional().describe('Field for custom_field conditions.'),
+    customID: z.string().nullable().optional().describe('Custom unit ID type.'),
+  })
+  .describe('A targeting condition.')
+  .meta({ id: 'Condition' });
+
+export const ReviewerSchema = z
+  .strictObject({
+    id: z.string().optional().describe('Reviewer id.'),
+    name: z.string().optional().describe('Reviewer name.'),
+    email: z.string().optional().describe('Reviewer e-mail: the e-mail of the console user who may approve.'),
+  })
+  .describe('A reviewer allowed to approve.');
+
+export const ReviewSettingsSchema = z
+  .strictObject({
+    requiredReview: z.boolean().describe('Whether reviews are required.'),
+    allowedReviewers: z.array(ReviewerSchema).default([]).describe('Who may approve; empty means anyone with approve_reviews.'),
+  })
+  .describe('Review settings of the entity.')
+  .meta({ id: 'ReviewSettings' });
+
+export const AutomatedRolloutSchema = z.strictObject({
+  passPercent: z.number().describe('Pass percentage reached.'),
+  time: z.number().describe('Epoch milliseconds.'),
+});
+
+export const MonitoringMetricSchema = z
+  .strictObject({
+    name: z.string().min(1, 'must not be empty').describe('Metric name.'),
+    type: z.string().min(1, 'must not be empty').describe('Metric type.'),
+  })
+  .describe('A monitoring metric.');
+
+/** Fields every entity response carries that the server manages. */
+export const ServerFieldsShape = {
+  version: z.number().int().describe('Integer version, bumped on every change.'),
+  createdTime: z.number().describe('Epoch milliseconds.'),
+  creatorName: z.string().nullable().describe('Display name of the creating user.'),
+  lastModifiedTime: z.number().describe('Epoch milliseconds.'),
+  lastModifierID: z.string().nullable().describe('Id of the last modifying user.'),
+  lastModifierName: z.string().nullable().describe('Name of the last modifying user.'),
+  lastModifierEmail: z.string().nullable().describe('E-mail of the last modifying user.'),
+} as const;
+
+/** Names of the server-managed fields; files and request bodies may not set them. */
+export const SERVER_FIELDS = [
+  ...Object.keys(ServerFieldsShape),
+  'permalink',
+  'holdoutIDs',
+  'checksPerHour',
+  'store0100Exposures',
+] as const;
+
+export const PermalinkShape = {
+  permalink: z.string().describe('Link to the entity in the console.'),
+} as const;
+
+export const HoldoutIDsShape = {
+  holdoutIDs: z.array(z.string()).describe('Holdouts that apply to this entity (computed).'),
+} as const;
+
+export const PaginationSchema = z
+  .strictObject({
+    itemsPerPage: z.number().int().describe('Page size used.'),
+    pageNumber: z.number().int().describe('1-based page number.'),
+    totalItems: z.number().int().describe('Items across all pages.'),
+    nextPage: z.string().nullable().describe('Relative path of the next page, or null.'),
+    previousPage: z.string().nullable().describe('Relative path of the previous page, or null.'),
+    all: z.string().describe('The bare list path.'),
+  })
+  .meta({ id: 'Pagination' });
+
+export const ApiErrorSchema = z
+  .strictObject({
+    status: z.number().int().describe('HTTP status.'),
+    message: z.string().describe('What went wrong.'),
+    errors: z
+      .array(z.strictObject({ property: z.string(), errorMessage: z.string() }))
+      .optional()
+      .describe('Every violated constraint, with its property path.'),
+  })
+  .meta({ id: 'ApiError' });

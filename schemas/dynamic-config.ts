@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import {
+  DescriptionSchema,
+  EntityIdSchema,
+  EntityNameSchema,
+  HoldoutIDsShape,
+  JsonObjectSchema,
+  NullableStringSchema,
+  OwnerSchema,
+  PermalinkShape,
+  ServerFieldsShape,
+  TagsSchema,
+  TargetAppsSchema,
+} from './common.js';
+import { DynamicConfigRuleSchema, RuleRolloutShape } from './rule.js';
+
+/** Writable fields of a dynamic config (spec endpoints 2 and 3). */
+const fields = {
+  name: EntityNameSchema,
+  description: DescriptionSchema,
+  isEnabled: z.boolean().describe('Whether the config is served; default true.'),
+  rules: z.array(DynamicConfigRuleSchema).describe('Rules, evaluated in order.'),
+  defaultValue: JsonObjectSchema.describe('Fallback JSON object when no rule triggers.'),
+  defaultValueJson5: z.string().nullable().describe('JSON5 form of defaultValue; comments allowed; must parse to the same JSON.'),
+  idType: z.string().min(1, 'must not be empty').describe('Unit ID type the config is evaluated on.'),
+  tags: TagsSchema,
+  creatorID: NullableStringSchema.describe('Creator id.'),
+  creatorEmail: NullableStringSchema.describe('Creator e-mail.'),
+  owner: OwnerSchema.nullable(),
+  schema: z.string().nullable().describe('JSON Schema (draft 2020-12) text that defaultValue and every return value must satisfy.'),
+  schemaJson5: z.string().nullable().describe('schema in JSON5, comments allowed; must parse to the same JSON as schema.'),
+  targetApps: TargetAppsSchema,
+  team: NullableStringSchema.describe('Team name (Enterprise).'),
+  teamID: NullableStringSchema.describe('Team id (Enterprise).'),
+  releasePipelineID: NullableStringSchema.describe('Release pipeline id.'),
+};
+
+export const DynamicConfigWritableSchema = z.strictObject(fields);
+export type DynamicConfigWritable = z.infer<typeof DynamicConfigWritableSchema>;
+
+export const DYNAMIC_CONFIG_DEFAULTS: Omit<DynamicConfigWritable, 'name'> = {
+  description: '',
+  isEnabled: true,
+  rules: [],
+  defaultValue: {},
+  defaultValueJson5: null,
+  idType: 'userID',
+  tags: [],
+  creatorID: null,
+  creatorEmail: null,
+  owner: null,
+  schema: null,
+  schemaJson5: null,
+  targetApps: [],
+  team: null,
+  teamID: null,
+  releasePipelineID: null,
+};
+
+export const DynamicConfigCreateSchema = z
+  .strictObject({
+    ...fields,
+    id: EntityIdSchema.describe('Config id; derived from name when missing.'),
+    isTemplate: z.boolean().describe('Create as a template.'),
+  })
+  .partial()
+  .required({ name: true })
+  .meta({ id: 'DynamicConfigCreate', description: 'Body of POST /dynamic_configs (spec endpoint 4).' });
+
+export const DynamicConfigUpdateSchema = DynamicConfigWritableSchema.partial()
+  .required({ isEnabled: true, description: true, rules: true })
+  .meta({ id: 'DynamicConfigFullUpdate', description: 'Body of POST /dynamic_configs/{id} (spec endpoint 2).' });
+
+export const DynamicConfigPatchSchema = DynamicConfigWritableSchema.partial().meta({
+  id: 'DynamicConfigPartialUpdate',
+  description: 'Body of PATCH /dynamic_configs/{id} (spec endpoint 3): only the supplied fields change.',
+});
+
+export const DynamicConfigSchema = z
+  .strictObject({
+    id: EntityIdSchema,
+    ...fields,
+    rules: z.array(DynamicConfigRuleSchema.extend(RuleRolloutShape)),
+    isTemplate: z.boolean().describe('Whether this config is a template.'),
+    ...ServerFieldsShape,
+    ...HoldoutIDsShape,
+    ...PermalinkShape,
+  })
+  .meta({ id: 'DynamicConfig', description: 'A dynamic config as the console returns it.' });
+
+export type DynamicConfig = z.infer<typeof DynamicConfigSchema>;

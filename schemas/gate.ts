@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import {
+  DescriptionSchema,
+  EntityIdSchema,
+  EntityNameSchema,
+  HoldoutIDsShape,
+  MonitoringMetricSchema,
+  NullableStringSchema,
+  OwnerSchema,
+  PermalinkShape,
+  ReviewSettingsSchema,
+  ServerFieldsShape,
+  TagsSchema,
+  TargetAppsSchema,
+} from './common.js';
+import { GateRuleSchema, RuleRolloutShape } from './rule.js';
+
+export const GATE_TYPES = ['PERMANENT', 'TEMPORARY'] as const;
+
+/** Writable fields of a gate (spec endpoint 5 body). */
+const fields = {
+  name: EntityNameSchema,
+  description: DescriptionSchema,
+  isEnabled: z.boolean().describe('Whether the gate is evaluated; disabled gates fail every check.'),
+  rules: z.array(GateRuleSchema).describe('Rules, evaluated in order.'),
+  tags: TagsSchema,
+  type: z.enum(GATE_TYPES).describe('PERMANENT or TEMPORARY.'),
+  idType: z.string().min(1, 'must not be empty').describe('Unit ID type the gate is evaluated on.'),
+  targetApps: TargetAppsSchema,
+  creatorID: NullableStringSchema.describe('Creator id.'),
+  creatorEmail: NullableStringSchema.describe('Creator e-mail.'),
+  owner: OwnerSchema.nullable(),
+  team: NullableStringSchema.describe('Team name (Enterprise).'),
+  teamID: NullableStringSchema.describe('Team id (Enterprise).'),
+  measureMetricLifts: z.boolean().describe('Whether metric lifts are measured.'),
+  monitoringMetrics: z.array(MonitoringMetricSchema).describe('Metrics monitored for this gate.'),
+  reviewSettings: ReviewSettingsSchema,
+  releasePipelineID: NullableStringSchema.describe('Release pipeline id.'),
+};
+
+export const GateWritableSchema = z.strictObject(fields);
+export type GateWritable = z.infer<typeof GateWritableSchema>;
+
+/** Values a gate takes for fields a create or full update leaves out. */
+export const GATE_DEFAULTS: Omit<GateWritable, 'name'> = {
+  description: '',
+  isEnabled: true,
+  rules: [],
+  tags: [],
+  type: 'PERMANENT',
+  idType: 'userID',
+  targetApps: [],
+  creatorID: null,
+  creatorEmail: null,
+  owner: null,
+  team: null,
+  teamID: null,
+  measureMetricLifts: false,
+  monitoringMetrics: [],
+  reviewSettings: { requiredReview: false, allowedReviewers: [] },
+  releasePipelineID: null,
+};
+
+export const GateCreateSchema = z
+  .strictObject({ ...fields, id: EntityIdSchema.describe('Gate id; derived from name when missing.'), isTemplate: z.boolean().describe('Create as a template.') })
+  .partial()
+  .required({ name: true })
+  .meta({ id: 'GateCreate', description: 'Body of POST /gates.' });
+
+export const GateUpdateSchema = GateWritableSchema.partial()
+  .required({ isEnabled: true, description: true, rules: true })
+  .meta({ id: 'GateFullUpdate', description: 'Body of POST /gates/{id}: fields left out take their defaults.' });
+
+export const GatePatchSchema = GateWritableSchema.partial().meta({
+  id: 'GatePartialUpdate',
+  description: 'Body of PATCH /gates/{id}: only the supplied fields change.',
+});
+
+export const GATE_STATUSES = ['In Progress', 'Launched', 'Disabled', 'Archived'] as const;
+
+export const GateSchema = z
+  .strictObject({
+    id: EntityIdSchema,
+    ...fields,
+    rules: z.array(GateRuleSchema.extend(RuleRolloutShape)),
+    status: z.enum(GATE_STATUSES).describe('In Progress, Launched, Disabled or Archived.'),
+    typeReason: z.string().describe('Why the gate has its type (NONE when set by hand).'),
+    checksPerHour: z.number().describe('Evaluations per hour; the embedded console has no SDK traffic, so 0.'),
+    store0100Exposures: z.boolean().describe('Whether 0% and 100% exposures are stored.'),
+    ...ServerFieldsShape,
+    ...HoldoutIDsShape,
+    ...PermalinkShape,
+  })
+  .meta({ id: 'Gate', description: 'A feature gate as the console returns it.' });
+
+export type Gate = z.infer<typeof GateSchema>;

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import {
+  DescriptionSchema,
+  EntityIdSchema,
+  EntityNameSchema,
+  NullableStringSchema,
+  PermalinkShape,
+  ServerFieldsShape,
+  TagsSchema,
+} from './common.js';
+import { GateRuleSchema, RuleRolloutShape } from './rule.js';
+
+export const SEGMENT_TYPES = ['rule_based', 'id_list'] as const;
+
+const fields = {
+  name: EntityNameSchema,
+  description: DescriptionSchema,
+  type: z.enum(SEGMENT_TYPES).describe('rule_based (conditions like gate rules) or id_list (explicit unit ids).'),
+  idType: z.string().min(1, 'must not be empty').describe('Unit ID type.'),
+  tags: TagsSchema,
+  rules: z.array(GateRuleSchema).describe('Rules of a rule_based segment; must be empty for id_list.'),
+  ids: z.array(z.string().min(1, 'must not be empty')).describe('Unit ids of an id_list segment; must be empty for rule_based.'),
+  creatorID: NullableStringSchema.describe('Creator id.'),
+  creatorEmail: NullableStringSchema.describe('Creator e-mail.'),
+  team: NullableStringSchema.describe('Team name (Enterprise).'),
+  teamID: NullableStringSchema.describe('Team id (Enterprise).'),
+};
+
+export const SegmentWritableSchema = z.strictObject(fields);
+export type SegmentWritable = z.infer<typeof SegmentWritableSchema>;
+
+export const SEGMENT_DEFAULTS: Omit<SegmentWritable, 'name' | 'type'> = {
+  description: '',
+  idType: 'userID',
+  tags: [],
+  rules: [],
+  ids: [],
+  creatorID: null,
+  creatorEmail: null,
+  team: null,
+  teamID: null,
+};
+
+export const SegmentCreateSchema = z
+  .strictObject({ ...fields, id: EntityIdSchema.describe('Segment id; derived from name when missing.') })
+  .partial()
+  .required({ name: true, type: true })
+  .meta({ id: 'SegmentCreate', description: 'Body of POST /segments.' });
+
+export const SegmentUpdateSchema = SegmentWritableSchema.partial()
+  .required({ type: true })
+  .meta({ id: 'SegmentFullUpdate', description: 'Body of POST /segments/{id}: fields left out take their defaults.' });
+
+export const SegmentPatchSchema = SegmentWritableSchema.partial().meta({
+  id: 'SegmentPartialUpdate',
+  description: 'Body of PATCH /segments/{id}: only the supplied fields change.',
+});
+
+export const SegmentIdsSchema = z
+  .strictObject({ ids: z.array(z.string().min(1, 'must not be empty')).min(1, 'must name at least one id') })
+  .meta({ id: 'SegmentIDList', description: 'Body of PATCH /segments/{id}/add_ids and /remove_ids.' });
+
+export const SegmentSchema = z
+  .strictObject({
+    id: EntityIdSchema,
+    ...fields,
+    rules: z.array(GateRuleSchema.extend(RuleRolloutShape)),
+    count: z.number().int().describe('Number of ids of an id_list segment.'),
+    ...ServerFieldsShape,
+    ...PermalinkShape,
+  })
+  .meta({ id: 'Segment', description: 'A segment as the console returns it.' });
+
+export type Segment = z.infer<typeof SegmentSchema>;
