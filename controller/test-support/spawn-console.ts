@@ -1,0 +1,51 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const BIN = fileURLToPath(new URL('../../bin/flagops.js', import.meta.url));
+
+export interface SpawnedConsole {
+  url: string;
+  key: string;
+  child: ChildProcess;
+  stderr: () => string;
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Starts `flagops serve --port 0` as a child process (the compiled CLI: `npm run build` first, which
+ * `npm test` does) and resolves once it prints its ready line.
+ */
+export function spawnConsole(options: { db: string; key?: string; args?: string[]; env?: Record<string, string> }): Promise<SpawnedConsole> {
+  const key = options.key ?? 'console-e2e-admin-key';
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', options.db, ...(options.args ?? [])], {
+    env: { ...process.env, ...options.env, FLAGOPS_BOOTSTRAP_KEY: key },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`console did not start in 15 s:\n${err}`)), 15_000);
+    child.once('exit', (code) => reject(new Error(`console exited with ${code}:\n${err}`)));
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /flagops console listening on (http:\/\/\S+)/.exec(out);
+      if (!match?.[1]) return;
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      resolve({
+        url: match[1],
+        key,
+        child,
+        stderr: () => err,
+        stop: () =>
+          new Promise((done) => {
+            if (child.exitCode !== null) return done(child.exitCode);
+            child.once('exit', (code) => done(code));
+            child.kill('SIGTERM');
+          }),
+      });
+    });
+  });
+}
