@@ -45,6 +45,9 @@ export const serveCommand: Command = {
     const shown = `http://${host.includes(':') ? `[${host}]` : host}:${url.port}`;
     instance.setPublicUrl(shown);
     io.stdout(`flagops console listening on ${shown}\n`);
+    if (!instance.bootstrap.created) {
+      io.stderr(`Need a key? flagops keys create --db ${stringOption(args, 'db') ?? './.flagops/console.db'} --email you@example.com --role admin\n`);
+    }
     await new Promise<void>((resolve) => {
       if (io.signal.aborted) resolve();
       io.signal.addEventListener('abort', () => resolve(), { once: true });
