@@ -1,0 +1,122 @@
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { simpleGit } from 'simple-git';
+import { parse } from 'yaml';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BridgeService, type ChangeValidationClient, type PrecommitPayload } from './bridge-service.js';
+import { GitDesiredState } from './git-desired-state.js';
+
+interface Call {
+  reviewID: string;
+  validated?: boolean;
+  message: string;
+}
+
+class RecordingClient implements ChangeValidationClient {
+  calls: Call[] = [];
+  async progress(reviewID: string, message: string): Promise<void> {
+    this.calls.push({ reviewID, message });
+  }
+  async decide(reviewID: string, validated: boolean, message: string): Promise<void> {
+    this.calls.push({ reviewID, validated, message });
+  }
+}
+
+let dir: string;
+let client: RecordingClient;
+let policies = {};
+
+async function commitFile(path: string, text: string): Promise<string> {
+  mkdirSync(join(dir, path, '..'), { recursive: true });
+  writeFileSync(join(dir, path), text);
+  const git = simpleGit(dir);
+  await git.add('.');
+  await git.commit(`update ${path}`);
+  return (await git.revparse(['HEAD'])).trim();
+}
+
+function bridge(options: { repoDir?: string; failOpen?: boolean } = {}): BridgeService {
+  return new BridgeService({
+    source: new GitDesiredState({ repoDir: options.repoDir ?? dir, branch: 'main', parse: (text) => parse(text) as Record<string, unknown> }),
+    console: client,
+    // Field-by-field equality of what the file declares is enough to exercise the bridge's flow.
+    compare: (_folder, desired, proposed) => Object.keys(desired).filter((k) => JSON.stringify(desired[k]) !== JSON.stringify(proposed[k])),
+    policies: () => policies,
+    clock: () => Date.parse('2026-11-23T12:00:00Z'),
+    failOpen: options.failOpen ?? false,
+    log: () => undefined,
+  });
+}
+
+const payload = (overrides: Partial<PrecommitPayload> = {}): PrecommitPayload => ({
+  review_id: 'r1',
+  submitter: 'a@x.io',
+  committer: 'b@x.io',
+  config_type: 'gate',
+  config_name: 'checkout',
+  type: 'rules',
+  old_config: { id: 'checkout', rules: [] },
+  new_config: { id: 'checkout', rules: [{ name: 'ramp', passPercentage: 10 }] },
+  ...overrides,
+});
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'flagops-bridge-'));
+  await simpleGit(dir).init(['-b', 'main']).addConfig('user.email', 't@x.io').addConfig('user.name', 'test');
+  await commitFile('gates/checkout.yaml', 'id: checkout\nrules:\n  - name: ramp\n    passPercentage: 10\n');
+  client = new RecordingClient();
+  policies = {};
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('BridgeService', () => {
+  it('approves a change equal to git at the branch head, naming the commit, after a progress message', async () => {
+    const head = (await simpleGit(dir).revparse(['HEAD'])).trim();
+    const verdict = await bridge().handle(payload());
+    expect(verdict.validated).toBe(true);
+    expect(verdict.message).toContain(head.slice(0, 12));
+    expect(client.calls.map((c) => c.validated)).toEqual([undefined, true]);
+  });
+
+  it('rejects a change git does not declare, naming the differing fields', async () => {
+    const verdict = await bridge().handle(payload({ new_config: { id: 'checkout', rules: [{ name: 'ramp', passPercentage: 50 }] } }));
+    expect(verdict).toMatchObject({ validated: false });
+    expect(verdict.message).toMatch(/differs in rules/);
+  });
+
+  it('rejects an entity absent from git and approves a delete of one', async () => {
+    expect((await bridge().handle(payload({ config_name: 'ghost', review_id: 'r2' }))).validated).toBe(false);
+    expect((await bridge().handle(payload({ config_name: 'ghost', review_id: 'r3', new_config: null }))).validated).toBe(true);
+    expect((await bridge().handle(payload({ review_id: 'r4', new_config: null }))).validated).toBe(false);
+  });
+
+  it('follows the branch head: a new commit changes the verdict', async () => {
+    const b = bridge();
+    await commitFile('gates/checkout.yaml', 'id: checkout\nrules:\n  - name: ramp\n    passPercentage: 50\n');
+    expect((await b.handle(payload())).validated).toBe(false);
+  });
+
+  it('decides once per review even when the webhook arrives twice', async () => {
+    const b = bridge();
+    const [first, second] = await Promise.all([b.handle(payload()), b.handle(payload())]);
+    expect(first).toBe(second);
+    expect(client.calls.filter((c) => c.validated !== undefined)).toHaveLength(1);
+  });
+
+  it('applies policies before comparing', async () => {
+    policies = { protectedEntities: ['gates/checkout'] };
+    const verdict = await bridge().handle(payload());
+    expect(verdict).toMatchObject({ validated: false });
+    expect(verdict.message).toMatch(/protected/);
+  });
+
+  it('rejects when git fails, unless failOpen', async () => {
+    const missing = mkdtempSync(join(tmpdir(), 'flagops-not-a-repo-'));
+    expect((await bridge({ repoDir: missing }).handle(payload())).message).toMatch(/could not read the git repository/);
+    const open = await bridge({ repoDir: missing, failOpen: true }).handle(payload());
+    expect(open.validated).toBe(true);
+    expect(open.message).toMatch(/failOpen/);
+    rmSync(missing, { recursive: true, force: true });
+  });
+});

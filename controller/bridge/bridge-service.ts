@@ -1,0 +1,143 @@
+import { policyViolations, type BridgePolicies } from '../core/bridge-policies.js';
+
+/** The pre-commit webhook payload of the spec ("Events"). */
+export interface PrecommitPayload {
+  review_id: string;
+  submitter: string;
+  committer: string;
+  config_type: string;
+  config_name?: string;
+  experiment_name?: string;
+  type: string;
+  old_config?: Record<string, unknown> | null;
+  new_config?: Record<string, unknown> | null;
+  old_experiment?: Record<string, unknown> | null;
+  new_experiment?: Record<string, unknown> | null;
+}
+
+/** What the repository declares for one entity at the configured branch's HEAD. */
+export interface DesiredState {
+  branch: string;
+  commit: string;
+  /** Path of the entity's file in the repository. */
+  path: string;
+  /** The file's entity, or undefined when the repository does not declare it. */
+  entity: Record<string, unknown> | undefined;
+}
+
+export interface DesiredStateSource {
+  read(folder: string, id: string): Promise<DesiredState>;
+}
+
+/** Answers the console through its change-validation endpoint (spec endpoint 10). */
+export interface ChangeValidationClient {
+  progress(reviewID: string, message: string): Promise<void>;
+  decide(reviewID: string, validated: boolean, message: string, debugLinks: string[]): Promise<void>;
+}
+
+/** Field paths where the proposed config differs from the desired one (empty: equal). */
+export type ConfigComparator = (folder: string, desired: Record<string, unknown>, proposed: Record<string, unknown>) => string[];
+
+export interface BridgeDeps {
+  source: DesiredStateSource;
+  console: ChangeValidationClient;
+  compare: ConfigComparator;
+  policies: () => BridgePolicies;
+  clock: () => number;
+  /** Approve when git can't be read (with the reason in the message); reject otherwise. */
+  failOpen: boolean;
+  /** Builds debug links for a decision, e.g. to the file at the commit in the git host's UI. */
+  debugLinks?: (state: DesiredState) => string[];
+  log: (line: string) => void;
+}
+
+export interface Verdict {
+  validated: boolean;
+  message: string;
+  debugLinks: string[];
+}
+
+const FOLDERS: Readonly<Record<string, string>> = {
+  gate: 'gates',
+  dynamic_config: 'dynamic_configs',
+  segment: 'segments',
+  experiment: 'experiments',
+};
+
+/**
+ * Decides each pre-commit webhook: the proposed config must equal what git declares at the branch
+ * HEAD and pass the team's policies. One decision per review, however often the webhook arrives.
+ */
+export class BridgeService {
+  private readonly decided = new Map<string, Promise<Verdict>>();
+
+  constructor(private readonly deps: BridgeDeps) {}
+
+  /** Starts (or joins) the decision for a delivery; resolves when the console has been answered. */
+  handle(payload: PrecommitPayload): Promise<Verdict> {
+    let pending = this.decided.get(payload.review_id);
+    if (!pending) {
+      pending = this.run(payload);
+      this.decided.set(payload.review_id, pending);
+      // A decision that never reached the console must be retried when the webhook is redelivered.
+      pending.catch(() => this.decided.delete(payload.review_id));
+      // Keep the map bounded: a decided review only needs remembering while redeliveries may come.
+      if (this.decided.size > 10_000) this.decided.delete(this.decided.keys().next().value as string);
+    }
+    return pending;
+  }
+
+  private async run(payload: PrecommitPayload): Promise<Verdict> {
+    const { deps } = this;
+    const folder = FOLDERS[payload.config_type];
+    const id = payload.config_name ?? payload.experiment_name ?? '';
+    await deps.console.progress(payload.review_id, `flagops bridge: checking ${folder ?? payload.config_type}/${id} against git…`).catch((error: unknown) => {
+      deps.log(`progress message for review ${payload.review_id} failed: ${(error as Error).message}`);
+    });
+    const verdict = folder === undefined ? reject(`unknown config_type '${payload.config_type}'`) : await this.verdict(payload, folder, id);
+    await deps.console.decide(payload.review_id, verdict.validated, verdict.message, verdict.debugLinks);
+    deps.log(`review ${payload.review_id} (${folder ?? payload.config_type}/${id}, ${payload.type}): ${verdict.validated ? 'approved' : 'rejected'}: ${verdict.message}`);
+    return verdict;
+  }
+
+  private async verdict(payload: PrecommitPayload, folder: string, id: string): Promise<Verdict> {
+    const { deps } = this;
+    let state: DesiredState;
+    try {
+      state = await deps.source.read(folder, id);
+    } catch (error) {
+      const reason = `could not read the git repository: ${(error as Error).message}`;
+      return deps.failOpen ? { validated: true, message: `Approved without a git check (failOpen): ${reason}`, debugLinks: [] } : reject(reason);
+    }
+    const links = deps.debugLinks?.(state) ?? [];
+    const at = `${state.path} at ${state.commit.slice(0, 12)} on ${state.branch}`;
+    const proposed = payload.new_config !== undefined ? payload.new_config : payload.new_experiment;
+    const old = payload.old_config !== undefined ? payload.old_config : payload.old_experiment;
+
+    const violations = policyViolations({ folder, id, changeType: payload.type, oldConfig: old ?? null, newConfig: proposed ?? null }, deps.policies(), deps.clock());
+    if (violations.length > 0) return { validated: false, message: `Rejected by policy: ${violations.join(' ')}`, debugLinks: links };
+
+    if (proposed === null) {
+      return state.entity === undefined
+        ? { validated: true, message: `Delete matches git: ${folder}/${id} is absent at ${state.commit.slice(0, 12)} on ${state.branch}.`, debugLinks: links }
+        : { validated: false, message: `Rejected: ${at} still declares ${folder}/${id}; delete the file first.`, debugLinks: links };
+    }
+    if (state.entity === undefined) {
+      return { validated: false, message: `Rejected: ${folder}/${id} is not declared in git (${state.path} missing at ${state.commit.slice(0, 12)} on ${state.branch}).`, debugLinks: links };
+    }
+    if (proposed === undefined) {
+      // Lifecycle changes (start, ship, abandon) carry no config: it is enough that git declares the entity.
+      return { validated: true, message: `Approved: ${folder}/${id} is declared in ${at}.`, debugLinks: links };
+    }
+    const differences = deps.compare(folder, state.entity, proposed);
+    if (differences.length > 0) {
+      const shown = differences.slice(0, 10).join(', ');
+      return { validated: false, message: `Rejected: the change does not match ${at}; differs in ${shown}${differences.length > 10 ? `, and ${differences.length - 10} more` : ''}.`, debugLinks: links };
+    }
+    return { validated: true, message: `Approved: matches ${at}.`, debugLinks: links };
+  }
+}
+
+function reject(reason: string): Verdict {
+  return { validated: false, message: `Rejected: ${reason}`, debugLinks: [] };
+}

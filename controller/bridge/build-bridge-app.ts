@@ -1,0 +1,44 @@
+import { timingSafeEqual, createHash } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { z } from 'zod';
+import { parseWith } from '../core/zod-errors.js';
+import type { BridgeService, PrecommitPayload } from './bridge-service.js';
+
+const PayloadSchema = z.looseObject({
+  review_id: z.string().min(1),
+  submitter: z.string(),
+  committer: z.string(),
+  config_type: z.string().min(1),
+  config_name: z.string().optional(),
+  experiment_name: z.string().optional(),
+  type: z.string().min(1),
+});
+
+/** Equal-length digests so the comparison takes the same time whatever the presented key. */
+function sameKey(presented: string, expected: string): boolean {
+  const a = createHash('sha256').update(presented).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+/**
+ * The bridge's HTTP side: `POST /webhook` receives the console's pre-commit webhook, answers at once
+ * (202) and decides in the background through the change-validation endpoint.
+ */
+export function buildBridgeApp(deps: { service: BridgeService; webhookKey: string; logger?: FastifyServerOptions['logger'] }): FastifyInstance {
+  const app = Fastify({ logger: deps.logger ?? false, bodyLimit: 4 * 1024 * 1024 });
+  app.post('/webhook', async (request, reply) => {
+    const header = request.headers['x-service-webhook-key'];
+    const presented = Array.isArray(header) ? header[0] : header;
+    if (presented === undefined || !sameKey(presented, deps.webhookKey)) {
+      return reply.status(401).send({ status: 401, message: 'Invalid or missing x-service-webhook-key.' });
+    }
+    const parsed = parseWith(PayloadSchema, request.body);
+    if (!parsed.ok) return reply.status(400).send({ status: 400, message: 'Invalid pre-commit webhook payload.', errors: parsed.errors });
+    const payload = parsed.value as PrecommitPayload;
+    void deps.service.handle(payload).catch((error: unknown) => request.log.error({ err: error, review: payload.review_id }, 'bridge decision failed'));
+    return reply.status(202).send({ message: 'Received; the decision follows through change_validation.', reviewID: payload.review_id });
+  });
+  app.get('/health', async () => ({ status: 'ok' }));
+  return app;
+}
