@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { AuthRepo, KeyRecord, UserRecord } from '../ports.js';
+import { DuplicateKeyError, type AuthRepo, type KeyRecord, type UserRecord } from '../ports.js';
+import { isUniqueViolation } from './sqlite-entity-repo.js';
 
 interface KeyRow {
   id: string;
@@ -57,7 +58,12 @@ export class SqliteAuthRepo implements AuthRepo {
   }
 
   insertKey(key: KeyRecord): void {
-    this.stmts.insertKey.run(key.id, key.userEmail, key.description, key.hash, JSON.stringify(key.scopes), key.active ? 1 : 0, key.createdTime, key.lastRotatedTime);
+    try {
+      this.stmts.insertKey.run(key.id, key.userEmail, key.description, key.hash, JSON.stringify(key.scopes), key.active ? 1 : 0, key.createdTime, key.lastRotatedTime);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new DuplicateKeyError(`key ${key.id}`);
+      throw error;
+    }
   }
 
   updateKey(key: KeyRecord): void {

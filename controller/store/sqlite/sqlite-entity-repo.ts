@@ -49,7 +49,7 @@ export class SqliteEntityRepo implements EntityRepo {
     try {
       this.stmts.insert.run(record.kind, record.id, record.version, JSON.stringify(record.data));
     } catch (error) {
-      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new DuplicateKeyError(`${record.kind} ${record.id}`);
+      if (isUniqueViolation(error)) throw new DuplicateKeyError(`${record.kind} ${record.id}`);
       throw error;
     }
   }
@@ -64,7 +64,12 @@ export class SqliteEntityRepo implements EntityRepo {
   }
 
   appendVersion(version: VersionRecord): void {
-    this.stmts.appendVersion.run(version.kind, version.id, version.version, version.time, JSON.stringify(version.data));
+    try {
+      this.stmts.appendVersion.run(version.kind, version.id, version.version, version.time, JSON.stringify(version.data));
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new DuplicateKeyError(`version ${version.version} of ${version.kind} ${version.id}`);
+      throw error;
+    }
   }
 
   versions(kind: string, id: string, offset: number, limit: number): Page<VersionRecord> {
@@ -74,6 +79,12 @@ export class SqliteEntityRepo implements EntityRepo {
     }));
     return { items, total: (this.stmts.countVersions.get(kind, id) as { n: number }).n };
   }
+}
+
+/** A UNIQUE or PRIMARY KEY constraint failed: the port reports it as DuplicateKeyError, like the fake. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
 function toRecord(row: EntityRow): EntityRecord {
