@@ -37,19 +37,24 @@ export const DriftSettingsSchema = z
   })
   .describe('What to do about out-of-band console edits of managed entities.');
 
+const HhMmSchema = z.string().regex(/^([01]?\d|2[0-3]):[0-5]\d$/, 'must be a time HH:MM (UTC)');
+const IsoInstantSchema = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time, e.g. 2025-12-20T00:00:00Z' });
+
 export const FreezeWindowSchema = z
   .strictObject({
-    start: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time, e.g. 2025-12-20T00:00:00Z' }).describe('Start of the freeze (ISO 8601).'),
-    end: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time, e.g. 2026-01-02T00:00:00Z' }).describe('End of the freeze (ISO 8601).'),
+    start: IsoInstantSchema.optional().describe('Start of an absolute freeze (ISO 8601).'),
+    end: IsoInstantSchema.optional().describe('End of an absolute freeze (ISO 8601).'),
+    days: z.array(z.enum(['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'])).optional().describe('Weekly freeze: days (UTC).'),
+    from: HhMmSchema.optional().describe('Weekly freeze: start time HH:MM (UTC); 00:00 when left out.'),
+    to: HhMmSchema.optional().describe('Weekly freeze: end time HH:MM (UTC); 24:00 when left out.'),
     reason: z.string().optional().describe('Shown when a change is refused.'),
-    entities: z.array(EntityRefSchema).optional().describe('Entities the freeze applies to; all when left out.'),
   })
-  .describe('A period in which the bridge refuses changes.');
+  .describe('A period in which the bridge refuses changes: absolute (start/end) or weekly (days, from, to).');
 
 export const BridgeSettingsSchema = z
   .strictObject({
-    protectedEntities: z.array(EntityRefSchema).default([]).describe('Entities the bridge refuses to change unless the change matches git exactly.'),
-    maxPassPercentageStep: z.number().min(0, 'must be between 0 and 100').max(100, 'must be between 0 and 100').optional().describe('Largest allowed change of a rule pass percentage in one review.'),
+    protectedEntities: z.array(z.string().min(1, 'must not be empty')).default([]).describe('Entities no webhook-validated change may touch: <folder>/<id> or a bare id.'),
+    maxPassPercentageStep: z.number().min(0, 'must be between 0 and 100').max(100, 'must be between 0 and 100').optional().describe('Largest increase of any rule passPercentage in one change (percentage points).'),
     freezeWindows: z.array(FreezeWindowSchema).default([]).describe('Periods in which changes are refused.'),
   })
   .describe('Policies of the git-verifying pre-commit bridge.');
