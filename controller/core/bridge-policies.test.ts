@@ -35,6 +35,6 @@ describe('policyViolations', () => {
     expect(policyViolations(change(), { freezeWindows: [absolute] }, Date.parse('2026-11-24T00:00:00Z'))).toEqual([]);
     expect(activeFreeze([{ days: ['sat', 'sun'] }], monday)).toBeUndefined();
     expect(activeFreeze([{ days: ['mon'], from: '11:00', to: '13:00' }], monday)).toBeDefined();
-    expect(activeFreeze([{ days: ['monday'], from: '13:00', to: '14:00' }], monday)).toBeUndefined();
+    expect(activeFreeze([{ days: ['mon'], from: '13:00', to: '14:00' }], monday)).toBeUndefined();
   });
 });

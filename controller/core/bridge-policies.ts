@@ -1,25 +1,13 @@
+import type { z } from 'zod';
+import type { BridgeSettingsSchema, FreezeWindowSchema } from '../../schemas/repo-config.js';
+
 /**
  * Team policies the bridge enforces on every proposed change, on top of "matches git". Pure: the
  * caller passes the clock.
  */
-export interface FreezeWindow {
-  /** ISO-8601 instants: an absolute window (a release freeze). */
-  start?: string;
-  end?: string;
-  /** Weekly window, UTC: days (sun..sat) and times HH:MM. */
-  days?: string[];
-  from?: string;
-  to?: string;
-  reason?: string;
-}
-
-export interface BridgePolicies {
-  /** Entities no webhook-validated change may touch: `gates/checkout` or a bare id. */
-  protectedEntities?: string[];
-  /** Largest increase of any rule's passPercentage in one change (percentage points). */
-  maxPassPercentageStep?: number;
-  freezeWindows?: FreezeWindow[];
-}
+/** Policy shapes come from the flagops.yaml schema, the single source of their fields. */
+export type FreezeWindow = z.infer<typeof FreezeWindowSchema>;
+export type BridgePolicies = z.input<typeof BridgeSettingsSchema>;
 
 export interface ProposedChange {
   /** Config-repo folder of the entity: gates, dynamic_configs, segments, experiments. */
@@ -47,7 +35,7 @@ export function activeFreeze(windows: readonly FreezeWindow[], now: number): Fre
     }
     if (w.days !== undefined) {
       const day = DAYS[date.getUTCDay()] ?? '';
-      if (!w.days.map((d) => d.toLowerCase().slice(0, 3)).includes(day)) return false;
+      if (!w.days.includes(day as (typeof w.days)[number])) return false;
       const minute = date.getUTCHours() * 60 + date.getUTCMinutes();
       return minute >= minutesOf(w.from, 0) && minute < minutesOf(w.to, 24 * 60);
     }
