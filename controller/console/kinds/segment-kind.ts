@@ -1,19 +1,10 @@
 import { SEGMENT_DEFAULTS, SegmentCreateSchema, SegmentIdsSchema, SegmentPatchSchema, SegmentSchema, SegmentUpdateSchema } from '../../../schemas/segment.js';
-import { duplicateNames } from '../../core/rule-names.js';
-import { InputError, type FieldError } from '../../errors.js';
+import { segmentRuleErrors } from '../../core/segment-rules.js';
+import { InputError } from '../../errors.js';
 import type { JsonObject } from '../../store/ports.js';
 import type { KindDef } from './kind-def.js';
 import { hasTag } from './list-filters.js';
 import { withRuleIds } from './rule-ids.js';
-
-export function segmentRuleErrors(segment: JsonObject): FieldError[] {
-  const rules = (segment['rules'] as JsonObject[] | undefined) ?? [];
-  const ids = (segment['ids'] as string[] | undefined) ?? [];
-  const errors = duplicateNames(rules, 'rules');
-  if (segment['type'] === 'id_list' && rules.length > 0) errors.push({ property: 'rules', errorMessage: 'must be empty for an id_list segment' });
-  if (segment['type'] === 'rule_based' && ids.length > 0) errors.push({ property: 'ids', errorMessage: 'must be empty for a rule_based segment' });
-  return errors;
-}
 
 function idsOf(segment: JsonObject): string[] {
   if (segment['type'] !== 'id_list') throw new InputError('Ids can only be changed on an id_list segment.', [{ property: 'ids', errorMessage: 'segment is not of type id_list' }]);
