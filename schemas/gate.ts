@@ -87,6 +87,7 @@ export const GateSchema = z
     typeReason: z.string().describe('Why the gate has its type (NONE when set by hand).'),
     checksPerHour: z.number().describe('Evaluations per hour; the embedded console has no SDK traffic, so 0.'),
     store0100Exposures: z.boolean().describe('Whether 0% and 100% exposures are stored.'),
+    isTemplate: z.boolean().describe('Whether this gate is a template (set on create only).'),
     ...ServerFieldsShape,
     ...HoldoutIDsShape,
     ...PermalinkShape,

@@ -42,10 +42,15 @@ export function buildConsoleApp(deps: ConsoleAppDeps): FastifyInstance {
     if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
     return jsonParser(request, String(body), done);
   });
+  // Fastify parses text/plain by default; the API speaks JSON only, so anything else is a 415.
+  app.removeContentTypeParser('text/plain');
 
   app.decorateRequest('actor', undefined);
   app.addHook('onRequest', async (request) => {
-    if (!request.url.startsWith('/console/v1/') && request.url !== '/console/v1') return;
+    // Decide on the matched route pattern, not the raw URL: `/%63onsole/v1/gates` routes to
+    // /console/v1/gates but doesn't start with it.
+    const path = request.routeOptions.url ?? request.url;
+    if (!path.startsWith('/console/v1/') && path !== '/console/v1') return;
     const header = request.headers['service-api-key'];
     request.actor = deps.auth.authenticate(Array.isArray(header) ? header[0] : header);
   });

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { InputError, NotAllowedError, type FieldError } from '../../errors.js';
+import { AuthenticationError, InputError, NotAllowedError, type FieldError } from '../../errors.js';
 import type { Actor } from '../permissions.js';
 
 /** Largest page a list returns; documented in the README and the OpenAPI document. */
@@ -80,7 +80,7 @@ export function parseIfMatch(header: string | string[] | undefined): number | un
 
 export function actorOf(request: FastifyRequest): Actor {
   const actor = (request as FastifyRequest & { actor?: Actor }).actor;
-  if (!actor) throw new NotAllowedError('Not authenticated.');
+  if (!actor) throw new AuthenticationError('Not authenticated.');
   return actor;
 }
 
