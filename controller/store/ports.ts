@@ -117,12 +117,90 @@ export interface SettingsRepo {
   set(name: string, value: JsonObject): void;
 }
 
+export interface DebugLink {
+  title: string;
+  url: string;
+}
+
+/** Pre-commit validation of a review, persisted so delivery survives a console restart. */
+export interface ReviewValidationRecord {
+  committer: string;
+  startedTime: number;
+  /** Epoch ms after which the review becomes validation_timed_out. */
+  deadline: number;
+  /** The webhook body, built when the commit started the validation. Never holds the webhook key. */
+  payload: JsonObject;
+  attempts: number;
+  deliveredTime: number | null;
+  lastError: string | null;
+  validated: boolean | null;
+  decidedTime: number | null;
+  message: string | null;
+  debugLinks: DebugLink[];
+}
+
+export interface ReviewRecord {
+  id: string;
+  kind: string;
+  entityId: string;
+  status: string;
+  /** update, create, delete, start, ship, abandon. */
+  action: string;
+  description: string;
+  /** The submitted change body (partial update, create body, or action body). */
+  change: JsonObject | null;
+  submitter: string;
+  createdTime: number;
+  lastModifiedTime: number;
+  /** Entity version the review was made against; null for a create. */
+  baseVersion: number | null;
+  /** Stored entity data the change produces (without server stamps); null for a delete. */
+  after: JsonObject | null;
+  /** Read format (EntityService.toResponse) before and after, as reviewed. */
+  oldConfig: JsonObject | null;
+  newConfig: JsonObject | null;
+  /** Webhook change types, the one sent first; empty when the change does not trigger the webhook. */
+  changeTypes: string[];
+  approvedBy: string | null;
+  approvedTime: number | null;
+  rejectedBy: string | null;
+  rejectedTime: number | null;
+  comment: string | null;
+  canceledBy: string | null;
+  canceledTime: number | null;
+  committer: string | null;
+  committedTime: number | null;
+  committedVersion: number | null;
+  bypassedValidation: boolean;
+  validation: ReviewValidationRecord | null;
+}
+
+export interface ReviewQuery {
+  kind?: string;
+  entityId?: string;
+  statuses?: readonly string[];
+  offset: number;
+  limit: number;
+}
+
+export interface ReviewRepo {
+  get(id: string): ReviewRecord | undefined;
+  /** Throws DuplicateKeyError when the id exists. */
+  insert(review: ReviewRecord): void;
+  update(review: ReviewRecord): void;
+  /** Newest first. */
+  list(query: ReviewQuery): Page<ReviewRecord>;
+  /** Every review in a status, oldest first (the webhook dispatcher resumes these at start). */
+  withStatus(status: string): ReviewRecord[];
+}
+
 export interface Store {
   entities: EntityRepo;
   audit: AuditRepo;
   auth: AuthRepo;
   roles: RoleRepo;
   settings: SettingsRepo;
+  reviews: ReviewRepo;
   /** Runs fn atomically: everything it wrote is kept, or nothing is if it throws. Nestable. */
   transaction<T>(fn: () => T): T;
   close(): void;

@@ -282,6 +282,8 @@ describe.each(IMPLEMENTATIONS)('Store contract: %s', (_name, open) => {
 });
 
 describe('SQLite file database', () => {
+  /** First version after the shipped migrations, so the probes below never collide with a real one. */
+  const NEXT = Math.max(...MIGRATIONS.map((m) => m.version)) + 1;
   let dir: string;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'flagops-sqlite-'));
@@ -327,19 +329,19 @@ describe('SQLite file database', () => {
     const path = join(dir, 'console.db');
     openSqliteStore(path).close();
     const later = [
-      { version: 3, name: 'third', sql: 'ALTER TABLE probe ADD COLUMN extra TEXT' },
-      { version: 2, name: 'second', sql: 'CREATE TABLE probe (x INTEGER)' },
+      { version: NEXT + 1, name: 'third', sql: 'ALTER TABLE probe ADD COLUMN extra TEXT' },
+      { version: NEXT, name: 'second', sql: 'CREATE TABLE probe (x INTEGER)' },
     ];
     openSqliteStore(path, [...MIGRATIONS, ...later]).close();
     openSqliteStore(path, [...MIGRATIONS, ...later]).close();
-    expect(migrationRows(path).map((r) => r.name)).toEqual(['initial', 'second', 'third']);
+    expect(migrationRows(path).map((r) => r.name)).toEqual([...MIGRATIONS.map((m) => m.name), 'second', 'third']);
   });
 
   it('leaves a failing migration unrecorded and its changes undone', () => {
     const path = join(dir, 'console.db');
-    const broken = [...MIGRATIONS, { version: 2, name: 'broken', sql: 'CREATE TABLE half (x INTEGER); INSERT INTO no_such_table VALUES (1);' }];
+    const broken = [...MIGRATIONS, { version: NEXT, name: 'broken', sql: 'CREATE TABLE half (x INTEGER); INSERT INTO no_such_table VALUES (1);' }];
     expect(() => openSqliteStore(path, broken)).toThrow(/no_such_table/);
-    expect(migrationRows(path).map((r) => r.name)).toEqual(['initial']);
+    expect(migrationRows(path).map((r) => r.name)).toEqual(MIGRATIONS.map((m) => m.name));
     const db = new Database(path, { readonly: true });
     try {
       expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'half'").get()).toBeUndefined();

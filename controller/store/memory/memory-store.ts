@@ -6,6 +6,7 @@ import {
   type JsonObject,
   type KeyRecord,
   type Page,
+  type ReviewRecord,
   type RoleRecord,
   type Store,
   type UserRecord,
@@ -21,6 +22,8 @@ interface State {
   keys: Map<string, KeyRecord>;
   roles: Map<string, RoleRecord>;
   settings: Map<string, JsonObject>;
+  /** Reviews in insertion order. */
+  reviews: Map<string, ReviewRecord>;
 }
 
 const key = (kind: string, id: string): string => `${kind}\u0000${id}`;
@@ -40,6 +43,7 @@ export function createMemoryStore(): Store {
     keys: new Map(),
     roles: new Map(),
     settings: new Map(),
+    reviews: new Map(),
   };
   const page = <T>(items: T[], offset: number, limit: number): Page<T> => ({ items: items.slice(offset, offset + limit).map(clone), total: items.length });
   const ofKind = (kind: string): EntityRecord[] => [...state.entities.values()].filter((r) => r.kind === kind);
@@ -119,6 +123,23 @@ export function createMemoryStore(): Store {
       set: (name, value) => {
         state.settings.set(name, clone(value));
       },
+    },
+    reviews: {
+      get: (id) => clone(state.reviews.get(id)),
+      insert: (review) => {
+        if (state.reviews.has(review.id)) throw new DuplicateKeyError(`review ${review.id}`);
+        state.reviews.set(review.id, clone(review));
+      },
+      update: (review) => {
+        if (state.reviews.has(review.id)) state.reviews.set(review.id, clone(review));
+      },
+      list: (query) => {
+        const matching = [...state.reviews.values()]
+          .filter((r) => (query.kind === undefined || r.kind === query.kind) && (query.entityId === undefined || r.entityId === query.entityId) && (query.statuses === undefined || query.statuses.includes(r.status)))
+          .reverse();
+        return page(matching, query.offset, query.limit);
+      },
+      withStatus: (status) => [...state.reviews.values()].filter((r) => r.status === status).map(clone),
     },
     transaction: <T>(fn: () => T): T => {
       const snapshot = clone(state);

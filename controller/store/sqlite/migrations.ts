@@ -69,4 +69,20 @@ export const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'reviews',
+    sql: `
+      CREATE TABLE reviews (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        kind TEXT NOT NULL,
+        entity_id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        data TEXT NOT NULL
+      );
+      CREATE INDEX reviews_entity ON reviews (kind, entity_id);
+      CREATE INDEX reviews_status ON reviews (status);
+    `,
+  },
 ];

@@ -6,6 +6,7 @@ import { MIGRATIONS, type Migration } from './migrations.js';
 import { SqliteAuditRepo } from './sqlite-audit-repo.js';
 import { SqliteAuthRepo } from './sqlite-auth-repo.js';
 import { SqliteEntityRepo } from './sqlite-entity-repo.js';
+import { SqliteReviewRepo } from './sqlite-review-repo.js';
 import { SqliteRoleRepo, SqliteSettingsRepo } from './sqlite-settings-repo.js';
 
 /** Opens (creating if needed) a SQLite console database in WAL mode and applies pending migrations. */
@@ -23,6 +24,7 @@ export function openSqliteStore(path: string, migrations: Migration[] = MIGRATIO
     auth: new SqliteAuthRepo(db),
     roles: new SqliteRoleRepo(db),
     settings: new SqliteSettingsRepo(db),
+    reviews: new SqliteReviewRepo(db),
     transaction: <T>(fn: () => T): T => db.transaction(fn)(),
     close: () => db.close(),
   };
