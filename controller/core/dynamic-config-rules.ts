@@ -43,13 +43,13 @@ export function dynamicConfigRuleErrors(config: Json): FieldError[] {
   const values: { path: string; value: unknown }[] = [];
   if (defaultTwin.value !== undefined && defaultTwin.errors.length === 0) values.push({ path: 'defaultValue', value: defaultTwin.value });
   const rules = Array.isArray(config['rules']) ? (config['rules'] as Json[]) : [];
-  errors.push(...duplicateNames(rules, 'rules'));
+  errors.push(...duplicateNames(rules, 'rules'), ...duplicateNames(rules, 'rules', 'id'));
   rules.forEach((rule, i) => {
     const twin = checkJson5Twin(rule['returnValue'], rule['returnValueJson5'], `rules[${i}].returnValue`, `rules[${i}].returnValueJson5`);
     errors.push(...twin.errors);
     if (twin.value !== undefined && twin.errors.length === 0) values.push({ path: `rules[${i}].returnValue`, value: twin.value });
     const variants = Array.isArray(rule['variants']) ? (rule['variants'] as Json[]) : [];
-    errors.push(...duplicateNames(variants, `rules[${i}].variants`));
+    errors.push(...duplicateNames(variants, `rules[${i}].variants`), ...duplicateNames(variants, `rules[${i}].variants`, 'id'));
     variants.forEach((variant, j) => {
       const path = `rules[${i}].variants[${j}]`;
       const vt = checkJson5Twin(variant['returnValue'], variant['returnValueJson5'], `${path}.returnValue`, `${path}.returnValueJson5`);

@@ -21,7 +21,10 @@ export const gateKind: KindDef = {
   initial: () => ({ status: 'In Progress', typeReason: 'NONE', isTemplate: false }),
   createOnly: ['isTemplate'],
   prepare: (gate, previous) => ({ ...gate, rules: withRuleIds(gate['rules'], previous?.['rules']) }),
-  validate: (gate) => duplicateNames((gate['rules'] as JsonObject[] | undefined) ?? [], 'rules'),
+  validate: (gate) => {
+    const rules = (gate['rules'] as JsonObject[] | undefined) ?? [];
+    return [...duplicateNames(rules, 'rules'), ...duplicateNames(rules, 'rules', 'id')];
+  },
   decorate: () => ({ checksPerHour: 0, store0100Exposures: false }),
   actions: {
     enable: { done: 'enabled', apply: (g) => (assertNotArchived(g), { ...g, isEnabled: true }) },

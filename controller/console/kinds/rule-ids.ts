@@ -12,9 +12,15 @@ export function newRuleId(): string {
 export function withRuleIds(rules: unknown, previousRules: unknown, nested?: string): JsonObject[] {
   if (!Array.isArray(rules)) return [];
   const previous = Array.isArray(previousRules) ? (previousRules as JsonObject[]) : [];
+  // An id a rule states explicitly, or one already handed out, is not inherited by another rule:
+  // duplicate ids are then only the client's own.
+  const taken = new Set((rules as JsonObject[]).map((r) => r['id']).filter((id) => typeof id === 'string'));
   return (rules as JsonObject[]).map((rule) => {
-    const before = previous.find((p) => (rule['id'] !== undefined ? p['id'] === rule['id'] : p['name'] === rule['name']));
+    const match = previous.find((p) => (rule['id'] !== undefined ? p['id'] === rule['id'] : p['name'] === rule['name']));
+    const claimed = rule['id'] === undefined && typeof match?.['id'] === 'string' && taken.has(match['id']);
+    const before = claimed ? undefined : match;
     const id = typeof rule['id'] === 'string' ? rule['id'] : typeof before?.['id'] === 'string' ? before['id'] : newRuleId();
+    taken.add(id);
     const out: JsonObject = { ...rule, id, baseID: rule['baseID'] ?? before?.['baseID'] ?? id };
     if (nested !== undefined && Array.isArray(rule[nested])) out[nested] = withRuleIds(rule[nested], before?.[nested]).map(({ baseID: _b, ...v }) => v);
     return out;

@@ -1,0 +1,107 @@
+/**
+ * Mutate-one-field validation tables (Backstage's catalog-model style): start from one valid body per
+ * write, change one property per case, and check that the console answers 400 naming exactly that
+ * property and that the store (entities, versions, audit log) is unchanged.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestConsole } from './test-console.js';
+import { createTestConsole } from './test-console.js';
+
+export type WriteOp = 'create' | 'update' | 'patch';
+export type Body = Record<string, unknown>;
+
+/** Value of a case that removes the property instead of setting it. */
+export const REMOVE = Symbol('remove');
+
+export interface MutationCase {
+  label: string;
+  /** Dotted path into the body; numbers index arrays: `rules.0.passPercentage`. */
+  path: string;
+  value: unknown;
+  /** The property the error must name, as the API spells it: `rules[0].passPercentage`. */
+  property: string;
+  /** Writes the case applies to; all three when absent. */
+  ops?: readonly WriteOp[];
+  /** When given, the error message must match. */
+  message?: RegExp;
+}
+
+/** A deep copy of body with one property set (or removed). */
+export function mutated(body: Body, path: string, value: unknown): Body {
+  const copy = structuredClone(body);
+  const parts = path.split('.');
+  const last = parts.pop() ?? '';
+  let target: Record<string, unknown> = copy;
+  for (const part of parts) {
+    const next = target[part];
+    if (next === null || typeof next !== 'object') throw new Error(`test table: ${path} does not exist in the base body`);
+    target = next as Record<string, unknown>;
+  }
+  if (value === REMOVE) {
+    if (Array.isArray(target)) target.splice(Number(last), 1);
+    else delete target[last];
+  } else target[last] = structuredClone(value);
+  return copy;
+}
+
+const SNAPSHOT_KINDS = ['gate', 'dynamic_config', 'segment'];
+
+/** Everything a rejected request must leave alone: entities, their version history and the audit log. */
+export function storeSnapshot(t: TestConsole): string {
+  return JSON.stringify({
+    entities: SNAPSHOT_KINDS.map((k) => t.store.entities.list(k)),
+    versions: SNAPSHOT_KINDS.flatMap((k) => t.store.entities.list(k).map((r) => t.store.entities.versions(k, r.id, 0, 1000))),
+    audit: t.store.audit.list({ offset: 0, limit: 1000 }),
+  });
+}
+
+export interface ValidationTable {
+  /** API path segment: gates, dynamic_configs, segments. */
+  path: string;
+  /** Creates whatever the cases need, including the entity `existingId` that updates and patches target. */
+  seed(t: TestConsole): Promise<void>;
+  existingId: string;
+  /** One valid body per write. The create body's id must not exist after seeding. */
+  bodies: Record<WriteOp, Body>;
+  cases: readonly MutationCase[];
+}
+
+function request(table: ValidationTable, op: WriteOp): { method: string; url: string } {
+  if (op === 'create') return { method: 'POST', url: `/console/v1/${table.path}` };
+  return { method: op === 'update' ? 'POST' : 'PATCH', url: `/console/v1/${table.path}/${table.existingId}` };
+}
+
+/** Defines, per write, a test that the base body is valid and one test per case that applies. */
+export function describeValidationTable(table: ValidationTable): void {
+  let t: TestConsole;
+  beforeAll(async () => {
+    t = createTestConsole();
+    await table.seed(t);
+  });
+  afterAll(() => t.close());
+
+  describe.each(['create', 'update', 'patch'] as const)('%s', (op) => {
+    const { method, url } = request(table, op);
+
+    it('accepts the valid base body', async () => {
+      const res = await t.call(method, url, table.bodies[op]);
+      expect(res.statusCode, res.body).toBe(op === 'create' ? 201 : 200);
+      if (op === 'create') {
+        const id = String(res.json().data.id);
+        expect((await t.call('DELETE', `/console/v1/${table.path}/${id}`)).statusCode).toBe(200);
+      }
+    });
+
+    const cases = table.cases.filter((c) => c.ops === undefined || c.ops.includes(op));
+    it.each(cases)('$label → 400 naming $property, store unchanged', async (c) => {
+      const before = storeSnapshot(t);
+      const res = await t.call(method, url, mutated(table.bodies[op], c.path, c.value));
+      expect(res.statusCode, res.body).toBe(400);
+      const body = res.json() as { status: number; errors?: { property: string; errorMessage: string }[] };
+      expect(body.status).toBe(400);
+      expect(body.errors?.map((e) => e.property), res.body).toEqual([c.property]);
+      if (c.message) expect(body.errors?.[0]?.errorMessage).toMatch(c.message);
+      expect(storeSnapshot(t)).toBe(before);
+    });
+  });
+}
