@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import {
+  DescriptionSchema,
+  EntityNameSchema,
+  HoldoutIDsShape,
+  NullableStringSchema,
+  OwnerSchema,
+  PermalinkShape,
+  ServerFieldsShape,
+  TagsSchema,
+  TargetAppsSchema,
+} from './common.js';
+
+/**
+ * An AI config (prompt). It is identified by its name: the create body has no id (spec endpoint 7),
+ * the response's `id` equals the name, the item path is /prompts/{name} and the config-repo file is
+ * prompts/<name>.yaml. The name is fixed once created.
+ */
+const fields = {
+  displayName: EntityNameSchema.nullable().describe('Display name: 3 to 100 characters, letters, digits, underscore, hyphen, period, space.'),
+  description: DescriptionSchema,
+  targetApps: TargetAppsSchema,
+  team: NullableStringSchema.describe('Team name (Enterprise).'),
+  teamID: NullableStringSchema.describe('Team id (Enterprise).'),
+  tags: TagsSchema,
+  creatorID: NullableStringSchema.describe('Creator id.'),
+  creatorEmail: NullableStringSchema.describe('Creator e-mail.'),
+  owner: OwnerSchema.nullable(),
+};
+
+export const PromptWritableSchema = z.strictObject(fields);
+export type PromptWritable = z.infer<typeof PromptWritableSchema>;
+
+/** Values a prompt takes for fields a create leaves out. */
+export const PROMPT_DEFAULTS: PromptWritable = {
+  displayName: null,
+  description: '',
+  targetApps: [],
+  team: null,
+  teamID: null,
+  tags: [],
+  creatorID: null,
+  creatorEmail: null,
+  owner: null,
+};
+
+export const PromptCreateSchema = z
+  .strictObject({ name: EntityNameSchema.describe('Name of the AI config; identifies it (id = name) and cannot change.'), ...fields })
+  .partial()
+  .required({ name: true })
+  .meta({ id: 'PromptCreate', description: 'Body of POST /prompts (spec endpoint 7).' });
+
+export const PromptPatchSchema = PromptWritableSchema.partial().meta({
+  id: 'PromptPartialUpdate',
+  description: 'Body of PATCH /prompts/{name}: only the supplied fields change; the name is fixed.',
+});
+
+export const PromptSchema = z
+  .strictObject({
+    id: z.string().describe('Equals the name.'),
+    name: EntityNameSchema,
+    ...fields,
+    idType: z.string().describe('Unit ID type the AI config is evaluated on.'),
+    ...ServerFieldsShape,
+    ...HoldoutIDsShape,
+    ...PermalinkShape,
+  })
+  .meta({ id: 'Prompt', description: 'An AI config (prompt) as the console returns it.' });
+
+export type Prompt = z.infer<typeof PromptSchema>;
