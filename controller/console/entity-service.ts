@@ -77,7 +77,7 @@ export class EntityService {
 
   private get lookup(): EntityLookup {
     const { entities } = this.deps.store;
-    return { get: (kind, id) => entities.get(kind, id), list: (kind) => entities.list(kind) };
+    return { get: (kind, id) => entities.get(kind, id), list: (kind) => entities.list(kind), now: this.deps.clock };
   }
 
   notFound(id: string): NotFoundError {
@@ -255,8 +255,10 @@ export class EntityService {
       if (!before) store.entities.insert(record);
       else if (newId !== before.id) {
         // Kinds keyed by name (assignment sources) can be renamed: move the record and its history.
+        const history = store.entities.versions(def.kind, before.id, 0, Number.MAX_SAFE_INTEGER).items;
         store.entities.delete(def.kind, before.id);
         store.entities.insert(record);
+        for (const old of history.reverse()) store.entities.appendVersion({ ...old, id: newId });
       } else store.entities.update(record);
     } catch (error) {
       if (error instanceof DuplicateKeyError) throw new ConflictError(`${def.label} ${newId} already exists.`);
@@ -264,7 +266,8 @@ export class EntityService {
     }
     store.entities.appendVersion({ kind: def.kind, id: newId, version, time: now, data });
     const action = prepared.op.type === 'action' ? prepared.op.action : prepared.op.type;
-    this.audit(actor, action, newId, version, options);
+    const renamed = before !== undefined && newId !== before.id ? { ...options, auditDetails: { ...options.auditDetails, renamedFrom: before.id } } : options;
+    this.audit(actor, action, newId, version, renamed);
     return { entity: this.toResponse(data), changed: true };
   }
 

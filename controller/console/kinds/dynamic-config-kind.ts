@@ -7,6 +7,7 @@ import {
 } from '../../../schemas/dynamic-config.js';
 import { dynamicConfigRuleErrors, withDerivedJson } from '../../core/dynamic-config-rules.js';
 import type { JsonObject } from '../../store/ports.js';
+import { holdoutIDsFor } from './holdout-ids.js';
 import type { KindDef } from './kind-def.js';
 import { hasTag } from './list-filters.js';
 import { withRuleIds } from './rule-ids.js';
@@ -23,6 +24,7 @@ export const dynamicConfigKind: KindDef = {
   createOnly: ['isTemplate'],
   prepare: (config, previous) => withDerivedJson({ ...config, rules: withRuleIds(config['rules'], previous?.['rules'], 'variants') }),
   validate: (config) => dynamicConfigRuleErrors(config),
+  decorate: (config, lookup) => ({ holdoutIDs: holdoutIDsFor('dynamic_config', config, lookup) }),
   actions: {
     enable: { done: 'enabled', apply: (c: JsonObject) => ({ ...c, isEnabled: true }) },
     disable: { done: 'disabled', apply: (c: JsonObject) => ({ ...c, isEnabled: false }) },

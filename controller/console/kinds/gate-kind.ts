@@ -2,6 +2,8 @@ import { GATE_DEFAULTS, GateCreateSchema, GatePatchSchema, GateSchema, GateUpdat
 import { duplicateNames } from '../../core/rule-names.js';
 import { ConflictError } from '../../errors.js';
 import type { JsonObject } from '../../store/ports.js';
+import { refusedWhileReferenced } from './entity-references.js';
+import { holdoutIDsFor } from './holdout-ids.js';
 import type { KindDef } from './kind-def.js';
 import { withRuleIds } from './rule-ids.js';
 import { hasTag } from './list-filters.js';
@@ -25,7 +27,8 @@ export const gateKind: KindDef = {
     const rules = (gate['rules'] as JsonObject[] | undefined) ?? [];
     return [...duplicateNames(rules, 'rules'), ...duplicateNames(rules, 'rules', 'id')];
   },
-  decorate: () => ({ checksPerHour: 0, store0100Exposures: false }),
+  decorate: (gate, lookup) => ({ checksPerHour: 0, store0100Exposures: false, holdoutIDs: holdoutIDsFor('gate', gate, lookup) }),
+  deleteBlocker: refusedWhileReferenced('gate', 'Gate'),
   actions: {
     enable: { done: 'enabled', apply: (g) => (assertNotArchived(g), { ...g, isEnabled: true }) },
     disable: { done: 'disabled', apply: (g) => (assertNotArchived(g), { ...g, isEnabled: false }) },

@@ -6,6 +6,8 @@ import type { EntityRecord, JsonObject } from '../../store/ports.js';
 export interface EntityLookup {
   get(kind: string, id: string): EntityRecord | undefined;
   list(kind: string): EntityRecord[];
+  /** The console's clock (epoch ms), for lifecycle times and time-based computed fields. */
+  now?(): number;
 }
 
 /** A lifecycle action: `PUT /{path}/{id}/{name}`. */
