@@ -43,6 +43,11 @@ export interface EntityServiceDeps {
   clock: () => number;
   /** Base of permalinks, e.g. http://127.0.0.1:8080 */
   publicUrl: () => string;
+  /**
+   * Runs before a direct (non-review) write that persists something; throws to refuse it. Reviews
+   * commit through prepare() + write(), so this never blocks them (is_config_review_required).
+   */
+  beforeDirectWrite?: (kind: string, actor: Actor) => void;
 }
 
 /** Server-managed fields that don't count as a change when comparing before and after. */
@@ -210,6 +215,7 @@ export class EntityService {
 
   /** Validates and applies a change in one transaction (or only validates, for a dry run). */
   execute(op: EntityOp, actor: Actor, options: WriteOptions = {}): WriteResult {
+    if (!options.dryRun) this.deps.beforeDirectWrite?.(this.def.kind, actor);
     return this.deps.store.transaction(() => {
       const prepared = this.prepare(op, actor);
       return this.write(prepared, actor, options);

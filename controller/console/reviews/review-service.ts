@@ -1,0 +1,434 @@
+import { randomBytes } from 'node:crypto';
+import { ChangeValidationSchema } from '../../../schemas/change-validation.js';
+import { PENDING_VALIDATION_TITLE, REVIEWABLE_KINDS, ReviewSubmitSchema, type Review, type ReviewAction, type ReviewStatus } from '../../../schemas/review.js';
+import { changeTypesOf, type ChangeAction, type WebhookChangeType } from '../../core/change-type.js';
+import { parseWith } from '../../core/zod-errors.js';
+import { ConflictError, InputError, NotAllowedError, NotFoundError, type FieldError } from '../../errors.js';
+import type { JsonObject, Page, ReviewRecord, Store } from '../../store/ports.js';
+import type { EntityOp, EntityService, PreparedChange } from '../entity-service.js';
+import type { Actor } from '../permissions.js';
+import type { SettingsService } from './settings-service.js';
+import { buildWebhookPayload } from './webhook-payload.js';
+
+/** Where a review is addressed: by id alone (/reviews/{id}) or under its entity (/gates/{id}/reviews/{id}). */
+export interface ReviewRef {
+  reviewId: string;
+  kind?: string;
+  entityId?: string;
+}
+
+/** The part of the webhook dispatcher the review service drives. */
+export interface ValidationQueue {
+  /** A commit started a validation: deliver the webhook and watch the deadline. */
+  enqueue(reviewId: string): void;
+  /** The validation ended (decision, cancel): stop retries and timers. */
+  settle(reviewId: string): void;
+}
+
+export interface ReviewServiceDeps {
+  store: Store;
+  clock: () => number;
+  /** Entity services by kind; reviews exist for the reviewable kinds among them. */
+  entities: ReadonlyMap<string, EntityService>;
+  settings: SettingsService;
+  /** How long the receiver has to decide (spec: 2 minutes). */
+  webhookTimeoutMs: number;
+  queue: ValidationQueue;
+}
+
+/** Statuses from which nothing moves any more. */
+const FINAL: readonly string[] = ['rejected', 'canceled', 'committed', 'stale'];
+/** Statuses whose commit would apply or start a validation, so an entity change makes them stale. */
+const COMMITTABLE: readonly string[] = ['approved', 'approved_webhook_validation', 'validation_timed_out'];
+
+const LIFECYCLE: Readonly<Record<string, string>> = { start: 'start', ship: 'make_decision', abandon: 'abandon' };
+
+function newReviewId(): string {
+  return `rev_${randomBytes(8).toString('hex')}`;
+}
+
+/** Prefixes field errors of the change body so they name the request property (`change.rules[0].name`). */
+function underChange(error: unknown): unknown {
+  if (!(error instanceof InputError)) return error;
+  const errors = error.errors.map((e) => ({ ...e, property: e.property === '(body)' ? 'change' : `change.${e.property}` }));
+  return new InputError(error.message, errors);
+}
+
+function submitterActor(email: string): Actor {
+  return { userEmail: email, keyId: null, role: '', permissions: new Set() };
+}
+
+/**
+ * The review workflow (DESIGN §4): submit → approve → commit, with the pre-commit webhook between
+ * approval and commit when it is configured and the change type triggers it. Changes are validated
+ * by EntityService.prepare at submission and written by EntityService.write at commit, inside one
+ * store transaction together with the review's new status: there is no second write path.
+ */
+export class ReviewService {
+  constructor(private readonly deps: ReviewServiceDeps) {}
+
+  /** Kinds that have review routes: the reviewable kinds this console serves. */
+  reviewableKinds(): EntityService[] {
+    return REVIEWABLE_KINDS.map((k) => this.deps.entities.get(k)).filter((s): s is EntityService => s !== undefined);
+  }
+
+  private service(kind: string): EntityService {
+    const service = this.deps.entities.get(kind);
+    if (!service || !(REVIEWABLE_KINDS as readonly string[]).includes(kind)) throw new NotFoundError(`Reviews are not available for ${kind}.`);
+    return service;
+  }
+
+  // ---- submission ------------------------------------------------------------------------------
+
+  submit(kind: string, entityId: string, body: unknown, actor: Actor): Review {
+    const service = this.service(kind);
+    const parsed = parseWith(ReviewSubmitSchema, body ?? {});
+    if (!parsed.ok) throw new InputError('Invalid review.', parsed.errors);
+    const { store, clock } = this.deps;
+    return store.transaction(() => {
+      const action: ChangeAction = parsed.value.action ?? 'update';
+      const op = this.opOf(service, entityId, action, parsed.value);
+      let prepared: PreparedChange;
+      try {
+        prepared = service.prepare(op, actor);
+      } catch (error) {
+        throw op.type === 'action' || op.type === 'delete' ? error : underChange(error);
+      }
+      if (!prepared.changed) throw new InputError('The change changes nothing.', [{ property: 'change', errorMessage: 'leaves the entity as it is' }]);
+      const preview = service.write(prepared, actor, { dryRun: true }).entity;
+      const now = clock();
+      const record: ReviewRecord = {
+        id: newReviewId(),
+        kind,
+        entityId: prepared.id,
+        status: 'pending',
+        action,
+        description: parsed.value.description ?? '',
+        change: op.type === 'delete' ? null : ((op.body as JsonObject | undefined) ?? null),
+        submitter: actor.userEmail,
+        createdTime: now,
+        lastModifiedTime: now,
+        baseVersion: prepared.before?.version ?? null,
+        after: prepared.after ?? null,
+        oldConfig: prepared.before ? service.toResponse(prepared.before.data) : null,
+        newConfig: preview ?? null,
+        changeTypes: changeTypesOf({ configType: kind, action, before: prepared.before?.data, after: prepared.after }),
+        approvedBy: null,
+        approvedTime: null,
+        rejectedBy: null,
+        rejectedTime: null,
+        comment: null,
+        canceledBy: null,
+        canceledTime: null,
+        committer: null,
+        committedTime: null,
+        committedVersion: null,
+        bypassedValidation: false,
+        validation: null,
+      };
+      store.reviews.insert(record);
+      return this.view(record);
+    });
+  }
+
+  /** The entity operation a submission proposes; the same operation a direct write would run. */
+  private opOf(service: EntityService, id: string, action: ChangeAction, body: { change?: JsonObject; group?: string }): EntityOp {
+    const errors: FieldError[] = [];
+    const { def } = service;
+    if (action !== 'create' && action !== 'update' && action !== 'delete') {
+      const name = LIFECYCLE[action] ?? action;
+      if (!def.actions?.[name]) errors.push({ property: 'action', errorMessage: `'${action}' is not available for ${def.label.toLowerCase()}s` });
+    }
+    if (body.group !== undefined && action !== 'ship') errors.push({ property: 'group', errorMessage: "is only allowed with action 'ship'" });
+    if ((action === 'update' || action === 'create') && body.change === undefined) errors.push({ property: 'change', errorMessage: 'is required' });
+    if (action === 'delete' && body.change !== undefined) errors.push({ property: 'change', errorMessage: "is not allowed with action 'delete'" });
+    if (action === 'create' && body.change?.['id'] !== undefined && body.change['id'] !== id) {
+      errors.push({ property: 'change.id', errorMessage: `must equal the id in the path (${id}) or be left out` });
+    }
+    if (action === 'ship' && body.group !== undefined && body.change !== undefined) errors.push({ property: 'group', errorMessage: 'give the group either here or in change, not both' });
+    if (errors.length > 0) throw new InputError('Invalid review.', errors);
+
+    switch (action) {
+      case 'update':
+        return { type: 'patch', id, body: body.change };
+      case 'create':
+        return { type: 'create', body: { ...body.change, id } };
+      case 'delete':
+        return { type: 'delete', id };
+      case 'ship':
+        return { type: 'action', id, action: 'make_decision', body: body.change ?? (body.group === undefined ? undefined : this.groupBody(service, id, body.group)) };
+      default:
+        return { type: 'action', id, action: LIFECYCLE[action] ?? action, body: body.change };
+    }
+  }
+
+  /** `group` names a group by id or by name; make_decision takes either. */
+  private groupBody(service: EntityService, id: string, group: string): JsonObject {
+    const current = this.deps.store.entities.get(service.def.kind, id);
+    const groups = Array.isArray(current?.data['groups']) ? (current.data['groups'] as JsonObject[]) : [];
+    return groups.some((g) => g['id'] === group) ? { id: group } : { name: group };
+  }
+
+  // ---- reads -----------------------------------------------------------------------------------
+
+  private load(ref: ReviewRef): ReviewRecord {
+    const review = this.deps.store.reviews.get(ref.reviewId);
+    if (!review || (ref.kind !== undefined && review.kind !== ref.kind) || (ref.entityId !== undefined && review.entityId !== ref.entityId)) {
+      throw new NotFoundError('Review not found.');
+    }
+    return review;
+  }
+
+  get(ref: ReviewRef): Review {
+    return this.view(this.load(ref));
+  }
+
+  list(query: { kind?: string; entityId?: string; statuses?: string[]; offset: number; limit: number }): Page<Review> {
+    const page = this.deps.store.reviews.list(query);
+    return { total: page.total, items: page.items.map((r) => this.view(r)) };
+  }
+
+  private isStale(review: ReviewRecord): boolean {
+    if (review.status === 'stale') return true;
+    if (FINAL.includes(review.status)) return false;
+    const current = this.deps.store.entities.get(review.kind, review.entityId);
+    return review.baseVersion === null ? current !== undefined : current?.version !== review.baseVersion;
+  }
+
+  /** The review as the API shows it: what users see of a pending validation included. */
+  view(review: ReviewRecord): Review {
+    const { validation } = review;
+    const initialMessage = this.deps.settings.webhookTarget().initialMessage;
+    return {
+      reviewID: review.id,
+      status: review.status as ReviewStatus,
+      type: review.changeTypes[0] ?? null,
+      changeTypes: review.changeTypes,
+      configType: review.kind,
+      configName: review.entityId,
+      action: review.action as 'update' | ReviewAction,
+      description: review.description,
+      change: review.change,
+      submitter: review.submitter,
+      createdTime: review.createdTime,
+      lastModifiedTime: review.lastModifiedTime,
+      baseVersion: review.baseVersion,
+      isStale: this.isStale(review),
+      oldConfig: review.oldConfig,
+      newConfig: review.newConfig,
+      approvedBy: review.approvedBy,
+      approvedTime: review.approvedTime,
+      rejectedBy: review.rejectedBy,
+      rejectedTime: review.rejectedTime,
+      comment: review.comment,
+      canceledBy: review.canceledBy,
+      canceledTime: review.canceledTime,
+      committer: review.committer,
+      committedTime: review.committedTime,
+      committedVersion: review.committedVersion,
+      bypassedValidation: review.bypassedValidation,
+      validation: validation && {
+        title: review.status === 'pending_webhook_validation' ? PENDING_VALIDATION_TITLE : null,
+        initialMessage: initialMessage === '' ? null : initialMessage,
+        message: validation.message,
+        debugLinks: validation.debugLinks,
+        committer: validation.committer,
+        startedTime: validation.startedTime,
+        deadline: validation.deadline,
+        attempts: validation.attempts,
+        deliveredTime: validation.deliveredTime,
+        lastError: validation.lastError,
+        validated: validation.validated,
+        decidedTime: validation.decidedTime,
+      },
+    };
+  }
+
+  // ---- reviewer decisions ----------------------------------------------------------------------
+
+  private save(review: ReviewRecord, changes: Partial<ReviewRecord>): ReviewRecord {
+    const updated = { ...review, ...changes, lastModifiedTime: this.deps.clock() };
+    this.deps.store.reviews.update(updated);
+    return updated;
+  }
+
+  private wrongState(review: ReviewRecord, doing: string): ConflictError {
+    return new ConflictError(`Review ${review.id} is ${review.status.replaceAll('_', ' ')}; it cannot be ${doing}.`);
+  }
+
+  /** Reviewer rules: approve_reviews (checked by the route), no self-approval, the entity's allowed reviewers. */
+  private assertReviewer(review: ReviewRecord, actor: Actor, deciding: 'approve' | 'reject'): void {
+    if (deciding === 'approve' && review.submitter === actor.userEmail && !actor.permissions.has('self_approve_review')) {
+      throw new NotAllowedError('You submitted this review: approving it needs the self_approve_review permission.');
+    }
+    const entity = this.deps.store.entities.get(review.kind, review.entityId)?.data ?? review.after ?? {};
+    const settings = entity['reviewSettings'] as { allowedReviewers?: { email?: string }[] } | undefined;
+    const allowed = (settings?.allowedReviewers ?? []).map((r) => r.email?.toLowerCase()).filter((e): e is string => e !== undefined && e !== '');
+    if (allowed.length > 0 && !allowed.includes(actor.userEmail.toLowerCase())) {
+      throw new NotAllowedError(`Only the allowed reviewers of ${review.kind.replace('_', ' ')} ${review.entityId} may ${deciding} its reviews.`);
+    }
+  }
+
+  approve(ref: ReviewRef, actor: Actor, comment?: string): Review {
+    return this.deps.store.transaction(() => {
+      const review = this.load(ref);
+      if (review.status !== 'pending') throw this.wrongState(review, 'approved');
+      this.assertReviewer(review, actor, 'approve');
+      return this.view(this.save(review, { status: 'approved', approvedBy: actor.userEmail, approvedTime: this.deps.clock(), comment: comment ?? null }));
+    });
+  }
+
+  reject(ref: ReviewRef, actor: Actor, comment?: string): Review {
+    return this.deps.store.transaction(() => {
+      const review = this.load(ref);
+      if (review.status !== 'pending' && review.status !== 'approved') throw this.wrongState(review, 'rejected');
+      this.assertReviewer(review, actor, 'reject');
+      return this.view(this.save(review, { status: 'rejected', rejectedBy: actor.userEmail, rejectedTime: this.deps.clock(), comment: comment ?? null }));
+    });
+  }
+
+  /** The submitter (or an admin: manage_settings) withdraws a review that is not final yet. */
+  cancel(ref: ReviewRef, actor: Actor): Review {
+    const result = this.deps.store.transaction(() => {
+      const review = this.load(ref);
+      if (review.submitter !== actor.userEmail && !actor.permissions.has('manage_settings')) {
+        throw new NotAllowedError('Only the submitter (or an admin) may cancel a review.');
+      }
+      if (FINAL.includes(review.status)) throw this.wrongState(review, 'canceled');
+      return this.save(review, { status: 'canceled', canceledBy: actor.userEmail, canceledTime: this.deps.clock() });
+    });
+    this.deps.queue.settle(result.id);
+    return this.view(result);
+  }
+
+  // ---- commit ----------------------------------------------------------------------------------
+
+  /**
+   * Commits an approved review: applies it at once, or starts the pre-commit validation when a
+   * webhook is configured, the change type triggers it and the committer does not bypass it.
+   * Refused with 409 (nothing applied) when the entity moved on since the review was made; the
+   * review then becomes `stale` for good.
+   */
+  commit(ref: ReviewRef, actor: Actor, options: { bypassValidation?: boolean } = {}): { review: Review; started: boolean } {
+    const bypass = options.bypassValidation === true;
+    if (bypass && !actor.permissions.has('bypass_precommit_webhook')) {
+      throw new NotAllowedError("Committing without validation needs the 'bypass_precommit_webhook' permission.");
+    }
+    const { store } = this.deps;
+    const review = this.load(ref);
+    if (review.status === 'pending_webhook_validation') throw new ConflictError(`Review ${review.id} is pending validation; wait for the decision.`);
+    if (review.status === 'failed_webhook_validation') throw new ConflictError(`Review ${review.id} failed validation; the change is blocked.`);
+    if (!COMMITTABLE.includes(review.status)) throw this.wrongState(review, 'committed');
+    const stale = this.staleness(review);
+    if (stale !== undefined) {
+      store.transaction(() => this.save(this.load(ref), { status: 'stale' }));
+      throw new ConflictError(stale);
+    }
+
+    const validate = review.status !== 'approved_webhook_validation' && !bypass && review.changeTypes.length > 0 && this.deps.settings.webhookTarget().url !== '';
+    if (validate) {
+      const started = store.transaction(() => this.startValidation(this.load(ref), actor));
+      this.deps.queue.enqueue(started.id);
+      return { review: this.view(started), started: true };
+    }
+    const committed = store.transaction(() => this.apply(this.load(ref), actor, bypass));
+    return { review: this.view(committed), started: false };
+  }
+
+  /** Why a commit of the review would be refused as stale, or undefined. */
+  private staleness(review: ReviewRecord): string | undefined {
+    const current = this.deps.store.entities.get(review.kind, review.entityId);
+    const label = `${review.kind.replace('_', ' ')} ${review.entityId}`;
+    if (review.baseVersion === null) return current ? `Stale review: ${label} was created after the review was made.` : undefined;
+    if (!current) return `Stale review: ${label} was deleted after the review was made.`;
+    if (current.version !== review.baseVersion) {
+      return `Stale review: ${label} is at version ${current.version}, the review was made against version ${review.baseVersion}; nothing was applied.`;
+    }
+    return undefined;
+  }
+
+  private startValidation(review: ReviewRecord, actor: Actor): ReviewRecord {
+    const now = this.deps.clock();
+    const type = review.changeTypes[0] as WebhookChangeType;
+    return this.save(review, {
+      status: 'pending_webhook_validation',
+      validation: {
+        committer: actor.userEmail,
+        startedTime: now,
+        deadline: now + this.deps.webhookTimeoutMs,
+        payload: buildWebhookPayload(review, type, actor.userEmail),
+        attempts: 0,
+        deliveredTime: null,
+        lastError: null,
+        validated: null,
+        decidedTime: null,
+        message: null,
+        debugLinks: [],
+      },
+    });
+  }
+
+  /** Writes the reviewed change with the entity service, in the caller's transaction. */
+  private apply(review: ReviewRecord, actor: Actor, bypass: boolean): ReviewRecord {
+    const service = this.service(review.kind);
+    const op = this.opOf(service, review.entityId, review.action as ChangeAction, { change: review.change ?? undefined });
+    let prepared: PreparedChange;
+    try {
+      // Re-checked against the current state of every other entity (references, delete blockers).
+      prepared = service.prepare(op, submitterActor(review.submitter));
+    } catch (error) {
+      if (error instanceof InputError) {
+        const details = error.errors.map((e) => `${e.property}: ${e.errorMessage}`).join('; ');
+        throw new ConflictError(`The reviewed change is no longer valid: ${details || error.message}`);
+      }
+      throw error;
+    }
+    // Data changes write exactly what was reviewed (generated rule ids included); lifecycle actions
+    // run now, so their times are the commit's.
+    if (op.type === 'create' || op.type === 'patch') prepared = { ...prepared, after: review.after ?? undefined };
+    const auditDetails: JsonObject = { review: review.id, submitter: review.submitter };
+    if (bypass) auditDetails['bypassedValidation'] = true;
+    if (review.status === 'approved_webhook_validation') auditDetails['validatedByWebhook'] = true;
+    const result = service.write(prepared, actor, { expectedVersion: review.baseVersion ?? undefined, reviewId: review.id, auditDetails });
+    const version = result.entity?.['version'];
+    return this.save(review, {
+      status: 'committed',
+      committer: actor.userEmail,
+      committedTime: this.deps.clock(),
+      committedVersion: typeof version === 'number' ? version : null,
+      bypassedValidation: bypass,
+    });
+  }
+
+  // ---- change validation (spec endpoint 10) ----------------------------------------------------
+
+  /**
+   * A decision or a progress message from the customer's system. Repeating the decision a review
+   * already has is harmless (no change); anything else on a review that is not pending validation
+   * is a 409.
+   */
+  validate(body: unknown): { review: Review; changed: boolean } {
+    const parsed = parseWith(ChangeValidationSchema, body ?? {});
+    if (!parsed.ok) throw new InputError('Invalid change validation.', parsed.errors);
+    const { reviewID, validated, message, debugLinks } = parsed.value;
+    if (validated === undefined && message === undefined) {
+      throw new InputError('Invalid change validation.', [{ property: 'validated', errorMessage: 'is required unless a message is given' }]);
+    }
+    const result = this.deps.store.transaction(() => {
+      const review = this.load({ reviewId: reviewID });
+      const validation = review.validation;
+      if (validated !== undefined && validation?.validated === validated && review.status !== 'pending_webhook_validation') {
+        return { record: review, changed: false };
+      }
+      if (review.status !== 'pending_webhook_validation' || !validation) {
+        throw new ConflictError(`Review ${review.id} is not pending validation (it is ${review.status.replaceAll('_', ' ')}).`);
+      }
+      const next = { ...validation, message: message ?? validation.message, debugLinks: debugLinks ?? validation.debugLinks };
+      if (validated === undefined) return { record: this.save(review, { validation: next }), changed: true };
+      const status = validated ? 'approved_webhook_validation' : 'failed_webhook_validation';
+      return { record: this.save(review, { status, validation: { ...next, validated, decidedTime: this.deps.clock() } }), changed: true };
+    });
+    if (validated !== undefined && result.changed) this.deps.queue.settle(result.record.id);
+    return { review: this.view(result.record), changed: result.changed };
+  }
+}

@@ -1,0 +1,112 @@
+import {
+  PrecommitWebhookSettingsUpdateSchema,
+  ReviewsSettingsSchema,
+  type PrecommitWebhookSettings,
+  type ReviewsSettings,
+} from '../../../schemas/settings.js';
+import { REVIEWABLE_KINDS } from '../../../schemas/review.js';
+import { parseWith } from '../../core/zod-errors.js';
+import { InputError, NotAllowedError } from '../../errors.js';
+import type { JsonObject, Store } from '../../store/ports.js';
+import type { Actor } from '../permissions.js';
+
+const REVIEWS = 'reviews';
+const WEBHOOK = 'precommit_webhook';
+
+/** What the dispatcher needs to send the webhook. Holds the key: never put it in a response or a log. */
+export interface WebhookTarget {
+  url: string;
+  key: string;
+  initialMessage: string;
+}
+
+/**
+ * Project settings of the review workflow: whether direct writes need `bypass_reviews`, and the
+ * pre-commit webhook. The webhook key is write-only: stored as given (it has to be sent), never shown.
+ */
+export class SettingsService {
+  constructor(private readonly deps: { store: Store; clock: () => number }) {}
+
+  reviews(): ReviewsSettings {
+    const stored = this.deps.store.settings.get(REVIEWS);
+    return { is_config_review_required: stored?.['is_config_review_required'] === true };
+  }
+
+  updateReviews(body: unknown, actor: Actor): ReviewsSettings {
+    const parsed = parseWith(ReviewsSettingsSchema, body ?? {});
+    if (!parsed.ok) throw new InputError('Invalid review settings.', parsed.errors);
+    const { store } = this.deps;
+    return store.transaction(() => {
+      const before = this.reviews();
+      store.settings.set(REVIEWS, { ...parsed.value });
+      this.audit(actor, REVIEWS, { before, after: parsed.value });
+      return parsed.value;
+    });
+  }
+
+  webhookTarget(): WebhookTarget {
+    const stored = this.deps.store.settings.get(WEBHOOK) ?? {};
+    const text = (name: string): string => (typeof stored[name] === 'string' ? (stored[name] as string) : '');
+    return { url: text('webhookURL'), key: text('webhookKey'), initialMessage: text('initialMessage') };
+  }
+
+  webhook(): PrecommitWebhookSettings {
+    return view(this.webhookTarget());
+  }
+
+  updateWebhook(body: unknown, actor: Actor): PrecommitWebhookSettings {
+    const parsed = parseWith(PrecommitWebhookSettingsUpdateSchema, body ?? {});
+    if (!parsed.ok) throw new InputError('Invalid pre-commit webhook settings.', parsed.errors);
+    const update = parsed.value;
+    const { store } = this.deps;
+    return store.transaction(() => {
+      const before = this.webhookTarget();
+      const after: WebhookTarget = {
+        url: update.webhookURL ?? before.url,
+        key: update.webhookKey ?? before.key,
+        initialMessage: update.initialMessage ?? before.initialMessage,
+      };
+      // A webhook without a key would let anyone who learns the URL pose as the console.
+      if (after.url !== '' && after.key === '') {
+        throw new InputError('Invalid pre-commit webhook settings.', [{ property: 'webhookKey', errorMessage: 'is required while webhookURL is set' }]);
+      }
+      store.settings.set(WEBHOOK, { webhookURL: after.url, webhookKey: after.key, initialMessage: after.initialMessage });
+      this.audit(actor, WEBHOOK, {
+        before: view(before),
+        after: view(after),
+        webhookKeyChanged: update.webhookKey !== undefined && update.webhookKey !== before.key,
+      });
+      return view(after);
+    });
+  }
+
+  /**
+   * The hook the entity service runs before a direct (non-review) write: with
+   * is_config_review_required, writes to reviewable kinds need `bypass_reviews`.
+   */
+  assertDirectWriteAllowed(kind: string, actor: Actor): void {
+    if (!(REVIEWABLE_KINDS as readonly string[]).includes(kind)) return;
+    if (actor.permissions.has('bypass_reviews') || !this.reviews().is_config_review_required) return;
+    throw new NotAllowedError(
+      `Reviews are required for ${kind.replace('_', ' ')}s: submit the change as a review (POST .../{id}/reviews), or use a key whose role holds bypass_reviews.`,
+    );
+  }
+
+  private audit(actor: Actor, name: string, details: JsonObject): void {
+    this.deps.store.audit.append({
+      time: this.deps.clock(),
+      actorEmail: actor.userEmail,
+      actorKeyId: actor.keyId,
+      action: 'update',
+      kind: 'settings',
+      entityId: name,
+      version: null,
+      reviewId: null,
+      details,
+    });
+  }
+}
+
+function view(target: WebhookTarget): PrecommitWebhookSettings {
+  return { webhookURL: target.url, hasWebhookKey: target.key !== '', initialMessage: target.initialMessage, enabled: target.url !== '' };
+}

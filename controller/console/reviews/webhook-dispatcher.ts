@@ -1,0 +1,204 @@
+import type { ReviewRecord, ReviewValidationRecord, Store } from '../../store/ports.js';
+import type { ValidationQueue } from './review-service.js';
+import type { SettingsService } from './settings-service.js';
+
+export interface RetryPolicy {
+  /** Delay before the second attempt; doubles after every failure. */
+  initialDelayMs: number;
+  maxDelayMs: number;
+  /** Longest wait for one attempt's response (also bounded by what is left of the window). */
+  attemptTimeoutMs: number;
+}
+
+const clamp = (value: number, min: number, max: number): number => Math.min(max, Math.max(min, Math.round(value)));
+
+/**
+ * Backoff scaled to the validation window: 250 ms doubling to 10 s for the spec's 2 minutes, and
+ * proportionally faster for the short windows tests use, so a few retries always fit.
+ */
+export function retryPolicyFor(windowMs: number): RetryPolicy {
+  return {
+    initialDelayMs: clamp(windowMs / 480, 10, 250),
+    maxDelayMs: clamp(windowMs / 12, 50, 10_000),
+    attemptTimeoutMs: clamp(windowMs / 4, 100, 10_000),
+  };
+}
+
+export interface WebhookDispatcherDeps {
+  store: Store;
+  clock: () => number;
+  settings: SettingsService;
+  retry: RetryPolicy;
+  /** Operational messages; never handed the webhook key. */
+  log: (message: string, fields: Record<string, unknown>) => void;
+  fetch?: typeof fetch;
+}
+
+interface Job {
+  retryTimer?: NodeJS.Timeout;
+  deadlineTimer?: NodeJS.Timeout;
+  controller: AbortController;
+  inFlight?: Promise<void>;
+}
+
+const PENDING = 'pending_webhook_validation';
+
+/**
+ * Delivers the pre-commit webhook of every review pending validation: POST with the
+ * x-service-webhook-key header, retried with exponential backoff while the validation window lasts,
+ * and turns a review nobody decided in time into `validation_timed_out`. Everything it knows lives
+ * in the review records, so `start()` after a restart resumes deliveries and expires what expired
+ * while the console was down. Store writes are short synchronous transactions between awaits.
+ */
+export class WebhookDispatcher implements ValidationQueue {
+  private readonly jobs = new Map<string, Job>();
+  private readonly retry: RetryPolicy;
+  private readonly fetch: typeof fetch;
+  private stopped = false;
+
+  constructor(private readonly deps: WebhookDispatcherDeps) {
+    this.retry = deps.retry;
+    this.fetch = deps.fetch ?? globalThis.fetch;
+  }
+
+  /** Resumes every persisted pending validation. */
+  start(): void {
+    for (const review of this.deps.store.reviews.withStatus(PENDING)) this.schedule(review.id);
+  }
+
+  enqueue(reviewId: string): void {
+    this.schedule(reviewId);
+  }
+
+  settle(reviewId: string): void {
+    const job = this.jobs.get(reviewId);
+    if (!job) return;
+    clearTimeout(job.retryTimer);
+    clearTimeout(job.deadlineTimer);
+    job.controller.abort();
+    this.jobs.delete(reviewId);
+  }
+
+  /** Number of validations being watched (for tests and shutdown). */
+  get active(): number {
+    return this.jobs.size;
+  }
+
+  /** Stops timers and in-flight deliveries and waits for them; pending validations stay persisted. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const inFlight = [...this.jobs.values()].map((job) => job.inFlight).filter((p): p is Promise<void> => p !== undefined);
+    for (const id of [...this.jobs.keys()]) this.settle(id);
+    await Promise.allSettled(inFlight);
+  }
+
+  private pending(reviewId: string): (ReviewRecord & { validation: ReviewValidationRecord }) | undefined {
+    const review = this.deps.store.reviews.get(reviewId);
+    return review?.status === PENDING && review.validation ? (review as ReviewRecord & { validation: ReviewValidationRecord }) : undefined;
+  }
+
+  private schedule(reviewId: string): void {
+    if (this.stopped || this.jobs.has(reviewId)) return;
+    const review = this.pending(reviewId);
+    if (!review) return;
+    const job: Job = { controller: new AbortController() };
+    this.jobs.set(reviewId, job);
+    this.watchDeadline(reviewId, job, review.validation.deadline);
+    if (this.jobs.has(reviewId) && review.validation.deliveredTime === null) this.attempt(reviewId, job);
+  }
+
+  private watchDeadline(reviewId: string, job: Job, deadline: number): void {
+    const left = deadline - this.deps.clock();
+    if (left <= 0) {
+      this.expire(reviewId);
+      return;
+    }
+    job.deadlineTimer = setTimeout(() => this.watchDeadline(reviewId, job, deadline), left);
+    job.deadlineTimer.unref();
+  }
+
+  private expire(reviewId: string): void {
+    if (this.stopped) return;
+    const { store, clock } = this.deps;
+    const expired = store.transaction(() => {
+      const review = this.pending(reviewId);
+      if (!review || clock() < review.validation.deadline) return false;
+      store.reviews.update({ ...review, status: 'validation_timed_out', lastModifiedTime: clock() });
+      return true;
+    });
+    if (expired) this.deps.log('pre-commit validation timed out', { review: reviewId });
+    this.settle(reviewId);
+  }
+
+  private attempt(reviewId: string, job: Job): void {
+    const run = this.deliver(reviewId, job).finally(() => {
+      if (job.inFlight === run) job.inFlight = undefined;
+    });
+    job.inFlight = run;
+  }
+
+  private async deliver(reviewId: string, job: Job): Promise<void> {
+    const review = this.pending(reviewId);
+    if (!review || this.stopped) return this.settle(reviewId);
+    const target = this.deps.settings.webhookTarget();
+    const left = review.validation.deadline - this.deps.clock();
+    let failure: string | undefined;
+    if (target.url === '') {
+      failure = 'the pre-commit webhook is turned off';
+    } else {
+      try {
+        const response = await this.fetch(target.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-service-webhook-key': target.key },
+          body: JSON.stringify(review.validation.payload),
+          // A redirect could carry the key to another host: treat it as a failure instead.
+          redirect: 'manual',
+          signal: AbortSignal.any([job.controller.signal, AbortSignal.timeout(Math.max(1, Math.min(this.retry.attemptTimeoutMs, left)))]),
+        });
+        await response.arrayBuffer().catch(() => undefined);
+        if (response.status < 200 || response.status >= 300) failure = `receiver answered HTTP ${response.status}`;
+      } catch (error) {
+        failure = describeFetchError(error);
+      }
+    }
+    if (this.stopped || job.controller.signal.aborted) return;
+    const attempts = this.record(reviewId, failure);
+    if (attempts === undefined) return this.settle(reviewId);
+    if (failure === undefined) return;
+    this.deps.log('pre-commit webhook delivery failed', { review: reviewId, attempt: attempts, error: failure });
+    const delay = Math.min(this.retry.maxDelayMs, this.retry.initialDelayMs * 2 ** (attempts - 1));
+    if (this.deps.clock() + delay >= review.validation.deadline) return; // the deadline timer ends it
+    job.retryTimer = setTimeout(() => this.attempt(reviewId, job), delay);
+    job.retryTimer.unref();
+  }
+
+  /** Persists an attempt's outcome; returns the attempt count, or undefined when no longer pending. */
+  private record(reviewId: string, failure: string | undefined): number | undefined {
+    const { store, clock } = this.deps;
+    return store.transaction(() => {
+      // Re-read: the receiver may have decided while the request was in flight.
+      const review = this.pending(reviewId);
+      if (!review) return undefined;
+      const validation = {
+        ...review.validation,
+        attempts: review.validation.attempts + 1,
+        deliveredTime: failure === undefined ? clock() : review.validation.deliveredTime,
+        lastError: failure ?? null,
+      };
+      store.reviews.update({ ...review, validation });
+      return validation.attempts;
+    });
+  }
+}
+
+/** A failure description without the URL (it may carry credentials) or the key. */
+function describeFetchError(error: unknown): string {
+  if (error instanceof Error) {
+    if (error.name === 'TimeoutError' || error.name === 'AbortError') return 'no response in time';
+    const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+    if (typeof cause?.code === 'string') return `request failed: ${cause.code}`;
+    if (typeof cause?.message === 'string') return `request failed: ${cause.message}`;
+    return `request failed: ${error.message}`;
+  }
+  return 'request failed';
+}

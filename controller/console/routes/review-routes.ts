@@ -1,0 +1,112 @@
+import type { FastifyInstance } from 'fastify';
+import { REVIEW_STATUSES, ReviewCommitSchema, ReviewDecisionSchema, ReviewSchema, ReviewSubmitSchema } from '../../../schemas/review.js';
+import { parseWith } from '../../core/zod-errors.js';
+import { InputError } from '../../errors.js';
+import { defineRoute } from '../http/define-route.js';
+import { pagination, parsePaging, queryOf, stringParam } from '../http/request-helpers.js';
+import type { QueryParam, RouteCatalog } from '../http/route-catalog.js';
+import type { ReviewRef, ReviewService } from '../reviews/review-service.js';
+
+const LIST_QUERY: QueryParam[] = [
+  { name: 'page', type: 'integer', description: 'Page number, from 1 (default 1).' },
+  { name: 'limit', type: 'integer', description: 'Items per page (default 100, at most 1000).' },
+  { name: 'status', type: 'string', description: `Only reviews in these statuses, comma separated: ${REVIEW_STATUSES.join(', ')}.` },
+];
+
+function parseOptional<T>(schema: Parameters<typeof parseWith<T>>[0], body: unknown): T {
+  const parsed = parseWith(schema, body ?? {});
+  if (!parsed.ok) throw new InputError('Invalid request body.', parsed.errors);
+  return parsed.value;
+}
+
+function statusesOf(query: Record<string, unknown>): string[] | undefined {
+  const raw = query['status'];
+  if (raw === undefined || raw === '') return undefined;
+  const statuses = String(raw).split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = statuses.filter((s) => !(REVIEW_STATUSES as readonly string[]).includes(s));
+  if (unknown.length > 0) throw new InputError('Invalid query.', [{ property: 'status', errorMessage: `unknown status ${unknown.map((s) => `'${s}'`).join(', ')}; one of ${REVIEW_STATUSES.join(', ')}` }]);
+  return statuses;
+}
+
+/** Reviews of gates, dynamic configs, segments and experiments, and the global review list. */
+export function registerReviewRoutes(app: FastifyInstance, catalog: RouteCatalog, reviews: ReviewService): void {
+  const tag = 'Reviews';
+  for (const service of reviews.reviewableKinds()) {
+    const { def } = service;
+    const name = def.label.toLowerCase();
+    const base = `/console/v1/${def.path}/:id/reviews`;
+    const item = `${base}/:reviewID`;
+    const ref = (request: Parameters<typeof stringParam>[0]): ReviewRef => ({ reviewId: stringParam(request, 'reviewID'), kind: def.kind, entityId: stringParam(request, 'id') });
+
+    defineRoute(app, catalog, { method: 'POST', url: base, summary: `Submit a change of a ${name} for review`, tag, permission: 'submit_reviews', body: ReviewSubmitSchema, response: ReviewSchema, successStatus: 201 }, (request, actor) => ({
+      message: 'Review submitted successfully.',
+      data: reviews.submit(def.kind, stringParam(request, 'id'), request.body, actor),
+    }));
+
+    defineRoute(app, catalog, { method: 'GET', url: base, summary: `List reviews of a ${name}, newest first`, tag, permission: 'read', list: true, response: ReviewSchema, query: LIST_QUERY }, (request) => {
+      const query = queryOf(request);
+      const paging = parsePaging(query);
+      const entityId = stringParam(request, 'id');
+      const page = reviews.list({ kind: def.kind, entityId, statuses: statusesOf(query), offset: paging.offset, limit: paging.limit });
+      const path = `/console/v1/${def.path}/${encodeURIComponent(entityId)}/reviews`;
+      return { message: 'Reviews listed successfully.', data: page.items, pagination: pagination(path, query, paging, page.total) };
+    });
+
+    defineRoute(app, catalog, { method: 'GET', url: item, summary: `Read a review of a ${name}`, tag, permission: 'read', response: ReviewSchema }, (request) => ({
+      message: 'Review read successfully.',
+      data: reviews.get(ref(request)),
+    }));
+
+    defineRoute(app, catalog, { method: 'DELETE', url: item, summary: `Cancel a review of a ${name} (submitter or admin)`, tag, permission: 'submit_reviews' }, (request, actor) => {
+      reviews.cancel(ref(request), actor);
+      return { message: 'Review canceled successfully.' };
+    });
+
+    defineRoute(app, catalog, { method: 'PUT', url: `${item}/approve`, summary: `Approve a review of a ${name}`, tag, permission: 'approve_reviews', body: ReviewDecisionSchema, bodyOptional: true, response: ReviewSchema }, (request, actor) => ({
+      message: 'Review approved successfully.',
+      data: reviews.approve(ref(request), actor, parseOptional(ReviewDecisionSchema, request.body).comment),
+    }));
+
+    defineRoute(app, catalog, { method: 'PUT', url: `${item}/reject`, summary: `Reject a review of a ${name}`, tag, permission: 'approve_reviews', body: ReviewDecisionSchema, bodyOptional: true, response: ReviewSchema }, (request, actor) => ({
+      message: 'Review rejected successfully.',
+      data: reviews.reject(ref(request), actor, parseOptional(ReviewDecisionSchema, request.body).comment),
+    }));
+
+    defineRoute(
+      app,
+      catalog,
+      { method: 'PUT', url: `${item}/commit`, summary: `Commit an approved review of a ${name} (or start its pre-commit validation)`, tag, permission: 'commit_reviews', body: ReviewCommitSchema, bodyOptional: true, response: ReviewSchema },
+      (request, actor) => {
+        const { review, started } = reviews.commit(ref(request), actor, parseOptional(ReviewCommitSchema, request.body));
+        return { message: started ? `${review.validation?.title ?? 'Pending validation'}.` : 'Review committed successfully.', data: review };
+      },
+    );
+  }
+
+  defineRoute(
+    app,
+    catalog,
+    {
+      method: 'GET',
+      url: '/console/v1/reviews',
+      summary: 'List reviews of every kind, newest first',
+      tag,
+      permission: 'read',
+      list: true,
+      response: ReviewSchema,
+      query: [...LIST_QUERY, { name: 'kind', type: 'string', description: 'gate, dynamic_config, segment or experiment.' }, { name: 'entityID', type: 'string', description: 'Id of the entity.' }],
+    },
+    (request) => {
+      const query = queryOf(request);
+      const paging = parsePaging(query);
+      const str = (key: string): string | undefined => (typeof query[key] === 'string' && query[key] !== '' ? (query[key] as string) : undefined);
+      const page = reviews.list({ kind: str('kind'), entityId: str('entityID'), statuses: statusesOf(query), offset: paging.offset, limit: paging.limit });
+      return { message: 'Reviews listed successfully.', data: page.items, pagination: pagination('/console/v1/reviews', query, paging, page.total) };
+    },
+  );
+
+  defineRoute(app, catalog, { method: 'GET', url: '/console/v1/reviews/:reviewID', summary: 'Read a review by id', tag, permission: 'read', response: ReviewSchema }, (request) => ({
+    message: 'Review read successfully.',
+    data: reviews.get({ reviewId: stringParam(request, 'reviewID') }),
+  }));
+}
