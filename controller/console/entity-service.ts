@@ -149,9 +149,12 @@ export class EntityService {
     let id: string;
     let before: EntityRecord | undefined;
     let after: JsonObject | undefined;
+    /** The parsed body of a create or update: what the client supplied, before defaults. */
+    let supplied: JsonObject | undefined;
     switch (op.type) {
       case 'create': {
         const body = this.parse(def.schemas.create, op.body, 'create');
+        supplied = body;
         id = def.idField === 'name' ? String(body['name']) : typeof body['id'] === 'string' ? body['id'] : deriveId(String(body['name']));
         if (this.deps.store.entities.get(def.kind, id)) throw new ConflictError(`${def.label} ${id} already exists.`);
         after = {
@@ -173,6 +176,7 @@ export class EntityService {
         before = this.current(op.id);
         id = op.id;
         const body = this.parse(def.schemas.update, op.body, 'full updates');
+        supplied = body;
         const kept = Object.fromEntries(Object.entries(before.data).filter(([k]) => !this.writable.has(k)));
         after = { ...kept, ...structuredClone(def.defaults), ...pick(before.data, ['name', 'type']), ...body };
         break;
@@ -181,6 +185,7 @@ export class EntityService {
         before = this.current(op.id);
         id = op.id;
         const body = this.parse(def.schemas.patch, op.body, 'partial updates');
+        supplied = body;
         after = { ...before.data, ...body };
         break;
       }
@@ -206,7 +211,7 @@ export class EntityService {
       const renamed = String(after['name']);
       if (this.deps.store.entities.get(def.kind, renamed)) throw new ConflictError(`${def.label} ${renamed} already exists.`);
     }
-    after = def.prepare?.(after, before?.data) ?? after;
+    after = def.prepare?.(after, before?.data, supplied) ?? after;
     const errors: FieldError[] = def.validate?.(after, this.lookup, before?.data) ?? [];
     if (errors.length > 0) throw new InputError(`Invalid ${def.label.toLowerCase()}.`, errors);
     const changed = before === undefined || !jsonEqual(withoutStamps(before.data), withoutStamps(after));

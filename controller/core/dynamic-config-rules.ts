@@ -92,12 +92,40 @@ function ruleNameOf(rules: Json[], path: string): string {
   return rule && typeof rule['name'] === 'string' ? ` (rule '${rule['name']}')` : '';
 }
 
-/** Fills the plain twin from the JSON5 one so stored entities always carry the JSON value. */
+const TOP_LEVEL_TWINS = [
+  ['defaultValue', 'defaultValueJson5'],
+  ['schema', 'schemaJson5'],
+] as const;
+
+/**
+ * A write that supplies one twin of a top-level pair replaces the pair: the other twin, whether a
+ * default or the stored value, is cleared so it is derived again (plain from JSON5) or dropped
+ * (stale JSON5 text), instead of being checked against the new value.
+ */
+export function withSuppliedTwins(config: Json, supplied: Json | undefined): Json {
+  if (!supplied) return config;
+  const out = { ...config };
+  for (const [plain, json5] of TOP_LEVEL_TWINS) {
+    if (typeof supplied[json5] === 'string' && supplied[plain] === undefined) out[plain] = null;
+    else if (supplied[plain] !== undefined && supplied[json5] === undefined) out[json5] = null;
+  }
+  return out;
+}
+
+/**
+ * Fills the plain twin from the JSON5 one so stored entities always carry the JSON value. JSON5
+ * that does not parse is left for `dynamicConfigRuleErrors` to report with its property path.
+ */
 export function withDerivedJson(config: Json): Json {
   const fill = (target: Json, plainKey: string, json5Key: string, stringify: boolean): Json => {
     const json5 = target[json5Key];
     if (typeof json5 === 'string' && (target[plainKey] === undefined || target[plainKey] === null)) {
-      const parsed: unknown = JSON5.parse(json5);
+      let parsed: unknown;
+      try {
+        parsed = JSON5.parse(json5);
+      } catch {
+        return target;
+      }
       return { ...target, [plainKey]: stringify ? JSON.stringify(parsed) : parsed };
     }
     return target;

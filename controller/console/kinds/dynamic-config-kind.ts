@@ -5,7 +5,7 @@ import {
   DynamicConfigSchema,
   DynamicConfigUpdateSchema,
 } from '../../../schemas/dynamic-config.js';
-import { dynamicConfigRuleErrors, withDerivedJson } from '../../core/dynamic-config-rules.js';
+import { dynamicConfigRuleErrors, withDerivedJson, withSuppliedTwins } from '../../core/dynamic-config-rules.js';
 import type { JsonObject } from '../../store/ports.js';
 import { holdoutIDsFor } from './holdout-ids.js';
 import type { KindDef } from './kind-def.js';
@@ -22,7 +22,8 @@ export const dynamicConfigKind: KindDef = {
   defaults: DYNAMIC_CONFIG_DEFAULTS,
   initial: () => ({ isTemplate: false }),
   createOnly: ['isTemplate'],
-  prepare: (config, previous) => withDerivedJson({ ...config, rules: withRuleIds(config['rules'], previous?.['rules'], 'variants') }),
+  prepare: (config, previous, supplied) =>
+    withDerivedJson({ ...withSuppliedTwins(config, supplied), rules: withRuleIds(config['rules'], previous?.['rules'], 'variants') }),
   validate: (config) => dynamicConfigRuleErrors(config),
   decorate: (config, lookup) => ({ holdoutIDs: holdoutIDsFor('dynamic_config', config, lookup) }),
   actions: {

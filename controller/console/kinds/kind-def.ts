@@ -51,8 +51,12 @@ export interface KindDef {
   initial?: (body: JsonObject) => JsonObject;
   /** Fields a full update keeps from the current entity although they are writable on create only. */
   createOnly?: readonly string[];
-  /** Normalises an entity about to be stored (rule ids, JSON derived from JSON5). Pure. */
-  prepare?: (entity: JsonObject, previous: JsonObject | undefined) => JsonObject;
+  /**
+   * Normalises an entity about to be stored (rule ids, JSON derived from JSON5). Pure. `supplied` is
+   * the parsed body of a create, full update or patch (absent for actions): what the client sent,
+   * before defaults and the stored values were merged in.
+   */
+  prepare?: (entity: JsonObject, previous: JsonObject | undefined, supplied?: JsonObject) => JsonObject;
   /** Rules beyond the zod schema, including references to other entities. */
   validate?: (entity: JsonObject, lookup: EntityLookup, previous: JsonObject | undefined) => FieldError[];
   /** Refuses a delete (e.g. a layer still used by experiments) with a message, or returns undefined. */
