@@ -1,6 +1,9 @@
 import type { Command } from './command.js';
+import { exportCommand } from './export-command.js';
 import { keysCommand } from './keys-command.js';
+import { planCommand } from './plan-command.js';
 import { serveCommand } from './serve-command.js';
+import { validateCommand } from './validate-command.js';
 
 /** Every CLI command, in the order `flagops --help` lists them. */
-export const COMMANDS: readonly Command[] = [serveCommand, keysCommand];
+export const COMMANDS: readonly Command[] = [serveCommand, keysCommand, validateCommand, planCommand, exportCommand];

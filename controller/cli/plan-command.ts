@@ -1,0 +1,61 @@
+import { renderPlanJson } from '../core/render-plan-json.js';
+import { renderPlanMarkdown } from '../core/render-plan-markdown.js';
+import { renderPlanText } from '../core/render-plan-text.js';
+import { formatDiagnostic } from '../core/render-diagnostics.js';
+import { InputError } from '../errors.js';
+import { planAgainstConsole, planBetweenRefs, type PlanResult } from '../reconcile/plan-service.js';
+import { FsRepoReader } from '../source/fs-repo-reader.js';
+import { GitRepoReader } from '../source/git-source.js';
+import { readRepoConfig } from '../source/load-repo.js';
+import { booleanOption, stringOption, type Command } from './command.js';
+import { consoleClientFor, oneOf, repoDir } from './reconcile-options.js';
+
+export const planCommand: Command = {
+  name: 'plan',
+  summary: 'Show what applying the config repository would change (or what a PR changes)',
+  usage: `Usage: flagops plan [DIR] [--console URL] [--base REF [--head REF]] [--format text|markdown|json]
+                    [--detailed-exitcode] [--prune]
+
+  Compares the repository in DIR (default: the current directory) with the live console over its
+  HTTP API (URL from flagops.yaml console.url or --console; key from the variable console.apiKeyEnv
+  names, default FLAGOPS_API_KEY).
+  --base REF compares the repository at --head REF (default: the working tree) with REF instead,
+  without a console: a pull-request preview.
+  --format markdown is a pull-request comment; --format json is the contract of docs/plan-json.md.
+  --prune plans deletes of live entities without a file that carry the managed tag (flagops.yaml prune).
+  Exit codes: 0 success; 1 error; with --detailed-exitcode, 0 no changes, 2 changes.`,
+  options: {
+    console: { type: 'string' },
+    base: { type: 'string' },
+    head: { type: 'string' },
+    format: { type: 'string', default: 'text' },
+    'detailed-exitcode': { type: 'boolean' },
+    prune: { type: 'boolean' },
+  },
+  allowPositionals: true,
+  async run(args, io) {
+    const format = oneOf(args, 'format', ['text', 'markdown', 'json']);
+    const dir = repoDir(args, io);
+    const label = args.positionals[0] ?? '.';
+    const base = stringOption(args, 'base');
+    const head = stringOption(args, 'head');
+    if (head !== undefined && base === undefined) throw new InputError('Invalid options.', [{ property: '--head', errorMessage: 'needs --base' }]);
+    if (base !== undefined && stringOption(args, 'console') !== undefined) {
+      throw new InputError('Invalid options.', [{ property: '--console', errorMessage: 'cannot be combined with --base: a ref comparison needs no console' }]);
+    }
+    const prune = booleanOption(args, 'prune');
+    let result: PlanResult;
+    if (base !== undefined) {
+      const desired = head !== undefined ? await GitRepoReader.open(dir, head) : new FsRepoReader(dir);
+      result = await planBetweenRefs({ desired, base: await GitRepoReader.open(dir, base), prune, desiredLabel: head !== undefined ? `git ${head}` : label });
+    } else {
+      const desired = new FsRepoReader(dir);
+      const client = consoleClientFor(args, io, await readRepoConfig(desired));
+      result = await planAgainstConsole({ desired, client, prune, desiredLabel: label });
+    }
+    for (const d of result.repo.diagnostics) io.stderr(`${formatDiagnostic(d)}\n`);
+    const { plan } = result;
+    io.stdout(format === 'json' ? renderPlanJson(plan) : format === 'markdown' ? renderPlanMarkdown(plan) : renderPlanText(plan));
+    return booleanOption(args, 'detailed-exitcode') && plan.changes.length > 0 ? 2 : 0;
+  },
+};

@@ -1,0 +1,40 @@
+import { resolve } from 'node:path';
+import { apiKeyFromEnv } from '../config.js';
+import { InputError } from '../errors.js';
+import { ConsoleClient } from '../reconcile/console-client.js';
+import type { RepoConfig } from '../../schemas/repo-config.js';
+import { stringOption, type CliIO, type ParsedArgs } from './command.js';
+
+export const CLI_VERSION = '0.1.0';
+
+/** A string option restricted to a set of values. */
+export function oneOf<T extends string>(args: ParsedArgs, name: string, allowed: readonly T[]): T {
+  const value = stringOption(args, name) ?? allowed[0];
+  if (!allowed.includes(value as T)) throw new InputError('Invalid option.', [{ property: `--${name}`, errorMessage: `must be one of ${allowed.join(', ')}` }]);
+  return value as T;
+}
+
+/** The config repository directory: the single positional argument, default the current directory. */
+export function repoDir(args: ParsedArgs, io: CliIO): string {
+  if (args.positionals.length > 1) throw new InputError('Too many arguments.', [{ property: 'DIR', errorMessage: 'give at most one directory' }]);
+  return resolve(io.cwd, args.positionals[0] ?? '.');
+}
+
+/**
+ * A console client from flagops.yaml's console section: `--console` overrides the URL, the key comes
+ * from the environment variable `console.apiKeyEnv` names (never from a file).
+ */
+export function consoleClientFor(args: ParsedArgs, io: CliIO, config: Pick<RepoConfig, 'console'>): ConsoleClient {
+  const url = stringOption(args, 'console') ?? config.console.url;
+  try {
+    new URL(url);
+  } catch {
+    throw new InputError('Invalid option.', [{ property: '--console', errorMessage: 'must be a URL, e.g. http://127.0.0.1:8080' }]);
+  }
+  const keyEnv = config.console.apiKeyEnv;
+  const key = apiKeyFromEnv(io.env, keyEnv);
+  if (key === undefined) {
+    throw new InputError(`No console API key: set the environment variable ${keyEnv}.`, [{ property: keyEnv, errorMessage: 'is not set (flagops.yaml console.apiKeyEnv names it)' }]);
+  }
+  return new ConsoleClient({ baseUrl: url, apiKey: key, signal: io.signal });
+}

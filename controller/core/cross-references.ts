@@ -1,0 +1,128 @@
+import { ENTITY_SCHEMAS } from '../../schemas/index.js';
+import { didYouMean } from './did-you-mean.js';
+import type { Issue, JsonObject, RepoEntity } from './repo-entity.js';
+import { isPlainObject } from './validate-entity.js';
+
+/** Condition types whose targetValue names entities of a folder. */
+export const CONDITION_REFERENCES: Readonly<Record<string, string>> = {
+  passes_gate: 'gates',
+  fails_gate: 'gates',
+  passes_segment: 'segments',
+  fails_segment: 'segments',
+};
+
+/** Top-level fields that name entities of a folder (a string or a list of strings). */
+export const FIELD_REFERENCES: Readonly<Record<string, string>> = {
+  targetingGateID: 'gates',
+  gateIDs: 'gates',
+  experimentIDs: 'experiments',
+  layerID: 'layers',
+  layerIDs: 'layers',
+  holdoutIDs: 'holdouts',
+  assignmentSourceName: 'assignment_sources',
+};
+
+export interface Reference {
+  property: string;
+  folder: string;
+  id: string;
+}
+
+/** Every reference an entity makes to another entity, with the property path that makes it. */
+export function referencesOf(data: JsonObject): Reference[] {
+  const refs: Reference[] = [];
+  for (const [field, folder] of Object.entries(FIELD_REFERENCES)) {
+    const value = data[field];
+    if (typeof value === 'string' && value !== '') refs.push({ property: field, folder, id: value });
+    else if (Array.isArray(value)) value.forEach((v, i) => typeof v === 'string' && refs.push({ property: `${field}[${i}]`, folder, id: v }));
+  }
+  const walk = (value: unknown, path: string): void => {
+    if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${path}[${i}]`));
+    else if (isPlainObject(value)) {
+      for (const [key, child] of Object.entries(value)) {
+        const childPath = path === '' ? key : `${path}.${key}`;
+        if (key === 'conditions' && Array.isArray(child)) child.forEach((c, i) => conditionRefs(c, `${childPath}[${i}]`));
+        else if (typeof child === 'object') walk(child, childPath);
+      }
+    }
+  };
+  const conditionRefs = (condition: unknown, path: string): void => {
+    if (!isPlainObject(condition) || typeof condition['type'] !== 'string') return;
+    const folder = CONDITION_REFERENCES[condition['type'].toLowerCase()];
+    if (folder === undefined) return;
+    const target = condition['targetValue'];
+    if (typeof target === 'string') refs.push({ property: `${path}.targetValue`, folder, id: target });
+    else if (Array.isArray(target)) target.forEach((v, i) => refs.push({ property: `${path}.targetValue[${i}]`, folder, id: String(v) }));
+  };
+  walk(data, '');
+  return refs;
+}
+
+/** Paths of every rule `environments` list, with its values. */
+function environmentLists(data: JsonObject): { property: string; values: unknown[] }[] {
+  const lists: { property: string; values: unknown[] }[] = [];
+  const walk = (value: unknown, path: string, inList: boolean): void => {
+    if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${path}[${i}]`, true));
+    else if (isPlainObject(value)) {
+      for (const [key, child] of Object.entries(value)) {
+        const childPath = path === '' ? key : `${path}.${key}`;
+        if (key === 'environments' && inList && Array.isArray(child)) lists.push({ property: childPath, values: child });
+        else if (typeof child === 'object') walk(child, childPath, false);
+      }
+    }
+  };
+  walk(data, '', false);
+  return lists;
+}
+
+/**
+ * Rules that look across files: one file per entity, references to entities the repository declares
+ * (segments and gates named in conditions, holdout/experiment/layer/targeting-gate references), and
+ * rule environments that flagops.yaml lists.
+ */
+export function crossReferenceIssues(entities: readonly RepoEntity[], environments?: readonly string[]): Issue[] {
+  const issues: Issue[] = [];
+  const idField = new Map(ENTITY_SCHEMAS.map((e) => [e.folder, e.idField]));
+  const byFolder = new Map<string, Map<string, RepoEntity>>(ENTITY_SCHEMAS.map((e) => [e.folder, new Map()]));
+  for (const entity of entities) {
+    const ids = byFolder.get(entity.folder);
+    if (!ids) continue;
+    const first = ids.get(entity.id);
+    if (first) {
+      issues.push({ file: entity.file, property: idField.get(entity.folder) ?? 'id', message: `duplicates ${first.file}: ${entity.folder}/${entity.id} is declared twice`, code: 'duplicate-id', severity: 'error' });
+    } else ids.set(entity.id, entity);
+  }
+  const sortedIds = new Map<string, string[]>();
+  const known = new Set(environments ?? []);
+  for (const entity of entities) {
+    for (const ref of referencesOf(entity.data)) {
+      const targets = byFolder.get(ref.folder);
+      if (!targets || targets.has(ref.id)) continue;
+      let candidates = sortedIds.get(ref.folder);
+      if (!candidates) sortedIds.set(ref.folder, (candidates = [...targets.keys()].sort()));
+      const suggestion = didYouMean(ref.id, candidates);
+      issues.push({
+        file: entity.file,
+        property: ref.property,
+        message: `refers to ${ref.folder}/${ref.id}, which no file of the repository declares${suggestion ? ` (did you mean '${suggestion}'?)` : ''}`,
+        code: 'reference',
+        severity: 'error',
+      });
+    }
+    if (environments === undefined) continue;
+    for (const list of environmentLists(entity.data)) {
+      list.values.forEach((value, i) => {
+        if (typeof value !== 'string' || known.has(value)) return;
+        const suggestion = didYouMean(value, [...known]);
+        issues.push({
+          file: entity.file,
+          property: `${list.property}[${i}]`,
+          message: `names environment '${value}', which flagops.yaml does not list (${[...known].join(', ')})${suggestion ? `; did you mean '${suggestion}'?` : ''}`,
+          code: 'environment',
+          severity: 'error',
+        });
+      });
+    }
+  }
+  return issues;
+}

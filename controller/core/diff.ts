@@ -1,0 +1,77 @@
+/**
+ * Field-level differences between two canonical entities. Lists of named items (rules, variants,
+ * groups) are matched by name, not position, so inserting a rule shows one added rule rather than
+ * every later rule changed; a changed order is reported on its own.
+ */
+import { jsonEqual } from './json-equal.js';
+import type { JsonObject } from './repo-entity.js';
+
+/** One changed field. `old`/`new` are undefined where the field (or list item) is absent on that side. */
+export interface FieldChange {
+  /** `rules[name=beta].passPercentage`, `tags`, `rules#order` (the order of a named list). */
+  path: string;
+  old?: unknown;
+  new?: unknown;
+}
+
+const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The names of a list's items when every item is an object with a unique string name. */
+function namesOf(list: readonly unknown[]): string[] | undefined {
+  const names: string[] = [];
+  const seen = new Set<string>();
+  for (const item of list) {
+    if (!isObject(item) || typeof item['name'] !== 'string' || seen.has(item['name'])) return undefined;
+    seen.add(item['name']);
+    names.push(item['name']);
+  }
+  return names;
+}
+
+const join = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`);
+
+function diffNamedLists(path: string, old: unknown[], now: unknown[], oldNames: string[], newNames: string[], out: FieldChange[]): void {
+  const oldByName = new Map(oldNames.map((n, i) => [n, old[i]]));
+  const newSet = new Set(newNames);
+  for (const [i, name] of oldNames.entries()) if (!newSet.has(name)) out.push({ path: `${path}[name=${name}]`, old: old[i] });
+  for (const [i, name] of newNames.entries()) {
+    const itemPath = `${path}[name=${name}]`;
+    if (!oldByName.has(name)) out.push({ path: itemPath, new: now[i] });
+    else diffValue(itemPath, oldByName.get(name), now[i], out);
+  }
+  // Order matters (rules are evaluated in order): report it when kept items moved or a new one was inserted before a kept one.
+  const kept = newNames.filter((n) => oldByName.has(n));
+  const keptBefore = oldNames.filter((n) => newSet.has(n));
+  let lastKept = -1;
+  newNames.forEach((n, i) => oldByName.has(n) && (lastKept = i));
+  const inserted = newNames.some((n, i) => !oldByName.has(n) && i < lastKept);
+  if (inserted || kept.some((n, i) => keptBefore[i] !== n)) out.push({ path: `${path}#order`, old: oldNames, new: newNames });
+}
+
+export function diffValue(path: string, old: unknown, now: unknown, out: FieldChange[]): void {
+  if (jsonEqual(old, now)) return;
+  if (isObject(old) && isObject(now)) {
+    const keys = [...Object.keys(now), ...Object.keys(old).filter((k) => !(k in now))];
+    for (const key of keys) diffValue(join(path, key), old[key], now[key], out);
+    return;
+  }
+  if (Array.isArray(old) && Array.isArray(now)) {
+    const oldNames = namesOf(old);
+    const newNames = namesOf(now);
+    if (oldNames && newNames && (old.length > 0 || now.length > 0)) {
+      diffNamedLists(path, old, now, oldNames, newNames, out);
+      return;
+    }
+  }
+  const change: FieldChange = { path };
+  if (old !== undefined) change.old = old;
+  if (now !== undefined) change.new = now;
+  out.push(change);
+}
+
+/** Every changed field between two canonical entities, in the desired entity's key order. */
+export function diffEntities(live: JsonObject, desired: JsonObject): FieldChange[] {
+  const out: FieldChange[] = [];
+  diffValue('', live, desired, out);
+  return out;
+}

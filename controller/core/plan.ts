@@ -1,0 +1,127 @@
+/**
+ * The plan: what applying the repository would change in the console (or what a pull request
+ * changes between two refs). Pure: built from canonical entities, rendered by render-plan-*.ts.
+ */
+import { ENTITY_SCHEMAS, type EntitySchemaEntry } from '../../schemas/index.js';
+import { diffEntities, type FieldChange } from './diff.js';
+import { jsonEqual } from './json-equal.js';
+import { normalizeEntity, normalizeLive } from './normalize.js';
+import type { JsonObject, RepoEntity } from './repo-entity.js';
+
+export type PlanAction = 'create' | 'update' | 'delete' | 'drift';
+
+export interface PlanChange {
+  /** Config-repo folder: gates, dynamic_configs, ... */
+  kind: string;
+  id: string;
+  action: PlanAction;
+  /** Repository file that declares the entity; null for a delete planned against a console. */
+  file: string | null;
+  fields: FieldChange[];
+}
+
+export interface PlanSummary {
+  create: number;
+  update: number;
+  delete: number;
+  drift: number;
+  unchanged: number;
+  /** Live entities no file declares that the plan leaves alone (prune off, or not tagged as managed). */
+  untracked: number;
+}
+
+export interface Plan {
+  /** Where the desired state came from: a directory or `git <ref>`. */
+  desired: string;
+  /** What it is compared with: a console URL or `git <ref>`. */
+  live: string;
+  summary: PlanSummary;
+  changes: PlanChange[];
+  warnings: string[];
+}
+
+/** The entities the plan compares against, per folder. */
+export interface LiveState {
+  label: string;
+  /** `console`: console reads (generated ids and creator stamps ignored where files are silent); `files`: another ref of the repository. */
+  source: 'console' | 'files';
+  entities: ReadonlyMap<string, readonly LiveEntity[]>;
+}
+
+export interface LiveEntity {
+  id: string;
+  data: JsonObject;
+  /** Set when the live side is a ref of the repository. */
+  file?: string;
+}
+
+export interface PlanOptions {
+  prune: { enabled: boolean; managedTag: string; maxDeletes: number };
+}
+
+const ORDER = new Map(ENTITY_SCHEMAS.map((e, i) => [e.folder, i]));
+
+/** Changes in dependency order of their kind (segments before gates, ...), then by id. */
+export function compareChanges(a: Pick<PlanChange, 'kind' | 'id'>, b: Pick<PlanChange, 'kind' | 'id'>): number {
+  const ka = ORDER.get(a.kind) ?? ORDER.size;
+  const kb = ORDER.get(b.kind) ?? ORDER.size;
+  if (ka !== kb) return ka - kb;
+  if (a.kind !== b.kind) return a.kind < b.kind ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/** Fields worth showing for a whole entity created or deleted: those that differ from the kind's defaults. */
+function wholeEntityFields(entry: EntitySchemaEntry, canonical: JsonObject, side: 'old' | 'new'): FieldChange[] {
+  return Object.entries(canonical)
+    .filter(([key, value]) => key === entry.idField || key === 'name' || !(key in entry.defaults) || !jsonEqual(value, entry.defaults[key]))
+    .map(([path, value]) => ({ path, [side]: value }));
+}
+
+function isManaged(data: JsonObject, tag: string): boolean {
+  return Array.isArray(data['tags']) && data['tags'].includes(tag);
+}
+
+export function buildPlan(desiredLabel: string, desired: readonly RepoEntity[], live: LiveState, options: PlanOptions): Plan {
+  const summary: PlanSummary = { create: 0, update: 0, delete: 0, drift: 0, unchanged: 0, untracked: 0 };
+  const changes: PlanChange[] = [];
+  for (const entry of ENTITY_SCHEMAS) {
+    const liveById = new Map((live.entities.get(entry.folder) ?? []).map((e) => [e.id, e]));
+    const declared = new Set<string>();
+    for (const entity of desired) {
+      if (entity.folder !== entry.folder) continue;
+      declared.add(entity.id);
+      const want = normalizeEntity(entry, entity.data);
+      const current = liveById.get(entity.id);
+      if (!current) {
+        summary.create++;
+        changes.push({ kind: entry.folder, id: entity.id, action: 'create', file: entity.file, fields: wholeEntityFields(entry, want, 'new') });
+        continue;
+      }
+      const have = live.source === 'console' ? normalizeLive(entry, current.data, want) : normalizeEntity(entry, current.data);
+      const fields = diffEntities(have, want);
+      if (fields.length === 0) summary.unchanged++;
+      else {
+        summary.update++;
+        changes.push({ kind: entry.folder, id: entity.id, action: 'update', file: entity.file, fields });
+      }
+    }
+    for (const [id, current] of liveById) {
+      if (declared.has(id)) continue;
+      if (!options.prune.enabled || !isManaged(current.data, options.prune.managedTag)) {
+        summary.untracked++;
+        continue;
+      }
+      summary.delete++;
+      const have = live.source === 'console' ? normalizeLive(entry, current.data) : normalizeEntity(entry, current.data);
+      changes.push({ kind: entry.folder, id, action: 'delete', file: current.file ?? null, fields: wholeEntityFields(entry, have, 'old') });
+    }
+  }
+  changes.sort(compareChanges);
+  const warnings: string[] = [];
+  if (summary.delete > options.prune.maxDeletes) {
+    warnings.push(`${summary.delete} deletes exceed prune.maxDeletes (${options.prune.maxDeletes}): apply will refuse this plan.`);
+  }
+  return { desired: desiredLabel, live: live.label, summary, changes, warnings };
+}
+
+export const hasChanges = (plan: Plan): boolean => plan.changes.length > 0;

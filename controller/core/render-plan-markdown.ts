@@ -1,0 +1,89 @@
+import { ACTION_MARK, fieldLines, summaryText } from './plan-format.js';
+import type { Plan, PlanChange } from './plan.js';
+
+/** GitHub refuses comments above 65,536 characters; stay well below. */
+export const MARKDOWN_BUDGET = 60_000;
+/** Marks the comment so CI can find and replace it (one sticky comment per pull request). */
+export const PLAN_COMMENT_MARKER = '<!-- flagops-plan -->';
+
+const ACTION_LABEL: Readonly<Record<PlanChange['action'], string>> = { create: 'create', update: 'update', delete: 'delete', drift: 'drift' };
+
+function code(text: string): string {
+  const ticks = text.includes('`') ? '``' : '`';
+  return `${ticks}${ticks === '``' ? ' ' : ''}${text}${ticks === '``' ? ' ' : ''}${ticks}`;
+}
+
+function escapeCell(text: string): string {
+  return text.replace(/\|/g, '\\|');
+}
+
+function fence(body: string): string {
+  let ticks = '```';
+  while (body.includes(ticks)) ticks += '`';
+  return `${ticks}diff\n${body}\n${ticks}`;
+}
+
+/** The body of an entity's details: a diff block GitHub colours (- old, + new). */
+function diffBody(change: PlanChange): string {
+  const lines: string[] = [];
+  for (const field of change.fields) {
+    const f = fieldLines(field);
+    if (f.inline) {
+      if (f.inline.old !== undefined) lines.push(`- ${f.path}: ${f.inline.old}`);
+      if (f.inline.new !== undefined) lines.push(`+ ${f.path}: ${f.inline.new}`);
+    } else {
+      lines.push(`${f.op === '~' ? ' ' : f.op} ${f.path}:`);
+      for (const line of f.block ?? []) lines.push(`${line.op}   ${line.text}`.trimEnd());
+    }
+  }
+  return lines.join('\n');
+}
+
+function details(change: PlanChange): string {
+  const count = `${change.fields.length} field${change.fields.length === 1 ? '' : 's'}`;
+  const summary = `<code>${ACTION_MARK[change.action]} ${change.kind}/${change.id}</code> ${ACTION_LABEL[change.action]}, ${count}`;
+  return `<details><summary>${summary}</summary>\n\n${fence(diffBody(change))}\n\n</details>\n`;
+}
+
+function tableRow(change: PlanChange): string {
+  return `| ${ACTION_MARK[change.action]} ${ACTION_LABEL[change.action]} | ${code(`${change.kind}/${change.id}`)} | ${change.file === null ? '' : code(escapeCell(change.file))} | ${change.fields.length} |\n`;
+}
+
+/**
+ * The pull-request comment: the summary table first, then one collapsible section per entity, cut
+ * with a note when it would pass the size budget (the terminal and JSON plans are never cut).
+ */
+export function renderPlanMarkdown(plan: Plan, budget = MARKDOWN_BUDGET): string {
+  const s = plan.summary;
+  let head = `${PLAN_COMMENT_MARKER}\n### flagops plan: ${plan.changes.length === 0 ? 'no changes' : summaryText(s)}\n\n`;
+  head += `| create | update | delete | drift | unchanged |\n|---:|---:|---:|---:|---:|\n| ${s.create} | ${s.update} | ${s.delete} | ${s.drift} | ${s.unchanged} |\n\n`;
+  head += `Desired: ${code(plan.desired)} · compared with: ${code(plan.live)}\n\n`;
+  for (const warning of plan.warnings) head += `> **Warning:** ${warning}\n\n`;
+  if (s.untracked > 0) head += `${s.untracked} live entit${s.untracked === 1 ? 'y' : 'ies'} without a file left alone (pruning is off, or not tagged as managed).\n\n`;
+  if (plan.changes.length === 0) return `${head}Nothing to apply.\n`;
+
+  // Room kept for the closing note, so a cut comment still fits.
+  const reserve = 400;
+  let out = head;
+  let rows = '| action | entity | file | fields |\n|---|---|---|---:|\n';
+  let tableShown = 0;
+  for (const change of plan.changes) {
+    const row = tableRow(change);
+    if (out.length + rows.length + row.length > budget / 2) break;
+    rows += row;
+    tableShown++;
+  }
+  if (tableShown < plan.changes.length) rows += `| … | ${plan.changes.length - tableShown} more | | |\n`;
+  out += `${rows}\n`;
+  let detailed = 0;
+  for (const change of plan.changes) {
+    const section = details(change);
+    if (out.length + section.length > budget - reserve) break;
+    out += section;
+    detailed++;
+  }
+  if (detailed < plan.changes.length || tableShown < plan.changes.length) {
+    out += `\n> **Note:** this comment is cut to stay under ${budget.toLocaleString('en-US')} characters: ${plan.changes.length - detailed} of ${plan.changes.length} changed entities are not shown in detail. Run ${code('flagops plan')} for the full plan.\n`;
+  }
+  return out;
+}

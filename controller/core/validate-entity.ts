@@ -1,0 +1,74 @@
+import { SERVER_FIELDS } from '../../schemas/common.js';
+import { entityFileSchema } from '../../schemas/entity-file.js';
+import type { EntitySchemaEntry } from '../../schemas/index.js';
+import { entityRuleErrors } from './entity-rules.js';
+import type { Issue, IssueCode, JsonObject, RepoEntity } from './repo-entity.js';
+import { parseWith } from './zod-errors.js';
+
+const UNKNOWN = /^is not a known field/;
+const readOnlyCache = new Map<string, Set<string>>();
+
+function shapeKeys(schema: unknown): string[] {
+  const shape = (schema as { shape?: Record<string, unknown> } | undefined)?.shape;
+  return shape ? Object.keys(shape) : [];
+}
+
+/** Fields the console sets and returns but never accepts: server stamps plus the kind's response-only fields. */
+export function readOnlyFields(entry: EntitySchemaEntry): Set<string> {
+  let fields = readOnlyCache.get(entry.kind);
+  if (fields === undefined) {
+    const writable = new Set(shapeKeys(entry.create));
+    fields = new Set([...SERVER_FIELDS, ...shapeKeys(entry.response).filter((k) => !writable.has(k))]);
+    readOnlyCache.set(entry.kind, fields);
+  }
+  return fields;
+}
+
+export const isPlainObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export interface EntityFileResult {
+  /** The entity, when the file passed its schema (it may still break a kind rule). */
+  entity?: RepoEntity;
+  /** What the file declares even when it fails its schema (raw fields), so cross-file rules still see it. */
+  declared?: RepoEntity;
+  issues: Issue[];
+}
+
+/**
+ * Checks one entity file on its own: the kind's create schema (strict, with "did you mean" on unknown
+ * keys), no server-managed fields, the id equal to the file name, and the kind's pure rules.
+ */
+export function validateEntityFile(entry: EntitySchemaEntry, file: string, stem: string, data: unknown): EntityFileResult {
+  const issue = (property: string, message: string, code: IssueCode, at?: 'key' | 'value'): Issue => ({ file, property, message, code, severity: 'error', ...(at ? { at } : {}) });
+  if (!isPlainObject(data)) {
+    const what = data === null || data === undefined ? 'is empty' : 'is not a YAML mapping';
+    return { issues: [issue('', `${what}: an entity file holds one mapping of ${entry.kind.replace(/_/g, ' ')} fields`, 'not-a-mapping')] };
+  }
+  const issues: Issue[] = [];
+  const readOnly = readOnlyFields(entry);
+  for (const key of Object.keys(data)) {
+    if (readOnly.has(key)) issues.push(issue(key, 'is managed by the console and cannot be set in a file', 'server-field', 'key'));
+  }
+  const parsed = parseWith(entityFileSchema(entry), data);
+  if (!parsed.ok) {
+    for (const error of parsed.errors) {
+      const unknown = UNKNOWN.test(error.errorMessage);
+      if (unknown && readOnly.has(error.property)) continue;
+      if (error.property === entry.idField && error.errorMessage === 'is required') {
+        issues.push(issue(entry.idField, `is required and must equal the file name: ${entry.idField}: ${stem}`, 'id-mismatch'));
+        continue;
+      }
+      issues.push(issue(error.property === '(body)' ? '' : error.property, error.errorMessage, unknown ? 'unknown-field' : 'schema', unknown ? 'key' : undefined));
+    }
+  }
+  const id = data[entry.idField];
+  const declared: RepoEntity = { folder: entry.folder, kind: entry.kind, id: typeof id === 'string' ? id : stem, file, data };
+  if (typeof id === 'string' && id !== stem) {
+    issues.push(issue(entry.idField, `must equal the file name: '${id}' is declared in ${file}, which names '${stem}'`, 'id-mismatch'));
+  }
+  if (!parsed.ok) return { declared, issues };
+  const value = parsed.value as JsonObject;
+  for (const error of entityRuleErrors(entry.kind, value)) issues.push(issue(error.property, error.errorMessage, 'rule'));
+  const entity: RepoEntity = { ...declared, data: value };
+  return { entity, declared: entity, issues };
+}

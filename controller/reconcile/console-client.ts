@@ -1,0 +1,155 @@
+import type { EntitySchemaEntry } from '../../schemas/index.js';
+import {
+  AuthenticationError,
+  ConflictError,
+  InputError,
+  NotAllowedError,
+  NotFoundError,
+  RateLimitedError,
+  UpstreamError,
+  type DomainError,
+  type FieldError,
+} from '../errors.js';
+
+export type JsonObject = Record<string, unknown>;
+
+export interface ConsoleClientOptions {
+  /** e.g. http://127.0.0.1:8080 */
+  baseUrl: string;
+  /** Sent as SERVICE-API-KEY; never logged. */
+  apiKey: string;
+  /** Page size of list reads (the console caps it at 1000). */
+  pageSize?: number;
+  signal?: AbortSignal;
+  /** Replaceable for tests; global fetch by default. */
+  fetch?: typeof fetch;
+}
+
+export interface Pagination {
+  itemsPerPage: number;
+  pageNumber: number;
+  totalItems: number;
+  nextPage: string | null;
+  previousPage: string | null;
+  all: string;
+}
+
+export interface Envelope<T> {
+  message: string;
+  data?: T;
+  pagination?: Pagination;
+}
+
+export interface RequestOptions {
+  /** Expected current version: sent as If-Match. */
+  ifMatch?: number;
+  query?: Record<string, string>;
+}
+
+/** HTTP status → the domain error the rest of flagops understands (see controller/error-table.ts). */
+function errorFor(status: number, message: string, errors: FieldError[]): DomainError {
+  if (status === 400 || status === 413 || status === 415) return new InputError(message, errors);
+  if (status === 401) return new AuthenticationError(message);
+  if (status === 403) return new NotAllowedError(message);
+  if (status === 404) return new NotFoundError(message);
+  if (status === 409) return new ConflictError(message);
+  if (status === 429) return new RateLimitedError(message);
+  return new UpstreamError(message);
+}
+
+/**
+ * A typed client of the console's HTTP API (/console/v1), as any outside client would use it: the
+ * reconciler and the bridge reach the console only through this, never through its database.
+ */
+export class ConsoleClient {
+  readonly baseUrl: string;
+  private readonly fetchFn: typeof fetch;
+  private readonly pageSize: number;
+
+  constructor(private readonly options: ConsoleClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.fetchFn = options.fetch ?? fetch;
+    this.pageSize = options.pageSize ?? 1000;
+  }
+
+  /** Sends one request; resolves with the response envelope, throws a domain error for any non-2xx. */
+  async request<T = JsonObject>(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<Envelope<T>> {
+    const url = new URL(path, `${this.baseUrl}/`);
+    for (const [k, v] of Object.entries(options.query ?? {})) url.searchParams.set(k, v);
+    const headers: Record<string, string> = { 'SERVICE-API-KEY': this.options.apiKey, accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (options.ifMatch !== undefined) headers['if-match'] = `"${options.ifMatch}"`;
+    const what = `${method} ${url.pathname}`;
+    let response: Response;
+    try {
+      response = await this.fetchFn(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: this.options.signal });
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+      throw new UpstreamError(`console ${this.baseUrl} is unreachable (${what}: ${cause}).`);
+    }
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = text === '' ? {} : JSON.parse(text);
+    } catch {
+      throw new UpstreamError(`console answered ${what} with ${response.status} and a body that is not JSON.`);
+    }
+    if (!response.ok) {
+      const error = json as { message?: unknown; errors?: unknown };
+      const message = typeof error.message === 'string' ? error.message : `HTTP ${response.status}`;
+      const errors = Array.isArray(error.errors) ? (error.errors as FieldError[]) : [];
+      throw errorFor(response.status, `console: ${what}: ${message}`, errors);
+    }
+    return json as Envelope<T>;
+  }
+
+  /** Every item of a list endpoint, following `pagination.nextPage` until it is null. */
+  async listAll<T = JsonObject>(path: string): Promise<T[]> {
+    const items: T[] = [];
+    const seen = new Set<string>();
+    let next: string | null = `${path}${path.includes('?') ? '&' : '?'}page=1&limit=${this.pageSize}`;
+    while (next !== null) {
+      if (seen.has(next)) throw new UpstreamError(`console pagination of ${path} loops at ${next}.`);
+      seen.add(next);
+      const page: Envelope<T[]> = await this.request<T[]>('GET', next);
+      if (!Array.isArray(page.data)) throw new UpstreamError(`console answered GET ${path} without a data list.`);
+      items.push(...page.data);
+      next = page.pagination?.nextPage ?? null;
+    }
+    return items;
+  }
+
+  /** List path of a kind: /console/v1/gates, /console/v1/experiments/assignment_sources, ... */
+  static listPath(entry: EntitySchemaEntry): string {
+    return `/console/v1/${entry.apiPath ?? entry.folder}`;
+  }
+
+  static itemPath(entry: EntitySchemaEntry, id: string): string {
+    return `/console/v1/${entry.itemPath ?? entry.apiPath ?? entry.folder}/${encodeURIComponent(id)}`;
+  }
+
+  listEntities(entry: EntitySchemaEntry): Promise<JsonObject[]> {
+    return this.listAll(ConsoleClient.listPath(entry));
+  }
+
+  async getEntity(entry: EntitySchemaEntry, id: string): Promise<JsonObject> {
+    return (await this.request('GET', ConsoleClient.itemPath(entry, id))).data ?? {};
+  }
+
+  async createEntity(entry: EntitySchemaEntry, body: JsonObject, options: RequestOptions = {}): Promise<JsonObject> {
+    return (await this.request('POST', ConsoleClient.listPath(entry), body, options)).data ?? {};
+  }
+
+  /** Full update (POST {id}): fields left out take their defaults. */
+  async updateEntity(entry: EntitySchemaEntry, id: string, body: JsonObject, options: RequestOptions = {}): Promise<JsonObject> {
+    return (await this.request('POST', ConsoleClient.itemPath(entry, id), body, options)).data ?? {};
+  }
+
+  async patchEntity(entry: EntitySchemaEntry, id: string, body: JsonObject, options: RequestOptions = {}): Promise<JsonObject> {
+    return (await this.request('PATCH', ConsoleClient.itemPath(entry, id), body, options)).data ?? {};
+  }
+
+  async deleteEntity(entry: EntitySchemaEntry, id: string, options: RequestOptions = {}): Promise<void> {
+    await this.request('DELETE', ConsoleClient.itemPath(entry, id), undefined, options);
+  }
+}

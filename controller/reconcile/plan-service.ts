@@ -1,0 +1,83 @@
+import { ENTITY_SCHEMAS } from '../../schemas/index.js';
+import { buildPlan, type LiveEntity, type LiveState, type Plan } from '../core/plan.js';
+import type { Diagnostic } from '../core/repo-entity.js';
+import { formatDiagnostic } from '../core/render-diagnostics.js';
+import { InputError } from '../errors.js';
+import { hasErrors, loadRepo, type LoadedRepo } from '../source/load-repo.js';
+import type { RepoReader } from '../source/repo-reader.js';
+import type { ConsoleClient } from './console-client.js';
+
+export interface PlanResult {
+  plan: Plan;
+  /** The desired repository as loaded (its warnings are worth showing). */
+  repo: LoadedRepo;
+}
+
+export interface PlanInput {
+  desired: RepoReader;
+  /** Overrides flagops.yaml prune.enabled for this run (`--prune`). */
+  prune?: boolean;
+  /** Shown in the plan instead of the reader's label (e.g. the directory as the user typed it). */
+  desiredLabel?: string;
+}
+
+/** An invalid repository is never planned: every error, placed at file:line:col, becomes the InputError's list. */
+export function throwIfRepoInvalid(repo: LoadedRepo): void {
+  if (!hasErrors(repo.diagnostics)) return;
+  const errors = repo.diagnostics.filter((d) => d.severity === 'error');
+  throw new InputError(
+    `${repo.label} does not validate (${errors.length} error${errors.length === 1 ? '' : 's'}); run flagops validate.`,
+    errors.map((d: Diagnostic) => {
+      const line = formatDiagnostic(d);
+      const cut = line.indexOf(': ', line.indexOf(' '));
+      return { property: line.slice(0, cut), errorMessage: line.slice(cut + 2) };
+    }),
+  );
+}
+
+/** Reads every live entity of every kind over the console's HTTP API (kinds in parallel, pages in order). */
+export async function readConsoleState(client: ConsoleClient): Promise<LiveState> {
+  const lists = await Promise.all(
+    ENTITY_SCHEMAS.map(async (entry) => {
+      const items = await client.listEntities(entry);
+      return [entry.folder, items.map((data): LiveEntity => ({ id: String(data[entry.idField]), data }))] as const;
+    }),
+  );
+  return { label: client.baseUrl, source: 'console', entities: new Map(lists) };
+}
+
+/** The state of the repository at another ref, as the "live" side of a pull-request preview. */
+export function repoState(repo: LoadedRepo): LiveState {
+  const entities = new Map<string, LiveEntity[]>();
+  for (const entity of repo.entities) {
+    let list = entities.get(entity.folder);
+    if (!list) entities.set(entity.folder, (list = []));
+    list.push({ id: entity.id, data: entity.data, file: entity.file });
+  }
+  return { label: repo.label, source: 'files', entities };
+}
+
+async function planWith(input: PlanInput, readLive: () => Promise<LiveState>): Promise<PlanResult> {
+  // Files and the live side are read concurrently; an invalid repository is reported before a console error.
+  const [repoResult, liveResult] = await Promise.allSettled([loadRepo(input.desired), readLive()]);
+  if (repoResult.status === 'rejected') throw repoResult.reason;
+  const repo = repoResult.value;
+  throwIfRepoInvalid(repo);
+  if (liveResult.status === 'rejected') throw liveResult.reason;
+  const live = liveResult.value;
+  const prune = { ...repo.config.prune, enabled: input.prune === true || repo.config.prune.enabled };
+  return { plan: buildPlan(input.desiredLabel ?? repo.label, repo.entities, live, { prune }), repo };
+}
+
+/** What applying the repository would change in the console. */
+export function planAgainstConsole(input: PlanInput & { client: ConsoleClient }): Promise<PlanResult> {
+  return planWith(input, () => readConsoleState(input.client));
+}
+
+/**
+ * A pull-request preview without a console: what the head ref (or working tree) changes compared with
+ * the base ref. The base only has to parse: a head that fixes an invalid base still previews.
+ */
+export function planBetweenRefs(input: PlanInput & { base: RepoReader }): Promise<PlanResult> {
+  return planWith(input, async () => repoState(await loadRepo(input.base)));
+}

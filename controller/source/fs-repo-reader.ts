@@ -1,0 +1,59 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ENTITY_SCHEMAS } from '../../schemas/index.js';
+import { REPO_CONFIG_FILE } from '../../schemas/repo-config.js';
+import { InputError } from '../errors.js';
+import type { RepoListing, RepoReader } from './repo-reader.js';
+
+/** Files read at once: enough to keep the disk busy without exhausting file descriptors. */
+const CONCURRENCY = 64;
+
+/** Reads a config repository from a directory (the working tree). */
+export class FsRepoReader implements RepoReader {
+  readonly label: string;
+
+  constructor(private readonly dir: string) {
+    this.label = dir;
+  }
+
+  async list(): Promise<RepoListing> {
+    let top;
+    try {
+      top = await readdir(this.dir, { withFileTypes: true });
+    } catch (error) {
+      throw new InputError(`Cannot read the config repository ${this.dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`);
+    }
+    const folders = new Set(ENTITY_SCHEMAS.map((e) => e.folder));
+    const listing: RepoListing = { files: [], ignored: [], otherFolders: [] };
+    if (top.some((d) => d.isFile() && d.name === REPO_CONFIG_FILE)) listing.files.push(REPO_CONFIG_FILE);
+    for (const entry of top) {
+      if (!entry.isDirectory()) continue;
+      if (!folders.has(entry.name)) {
+        listing.otherFolders.push(entry.name);
+        continue;
+      }
+      for (const child of await readdir(join(this.dir, entry.name), { withFileTypes: true })) {
+        const path = `${entry.name}/${child.name}`;
+        if (child.isDirectory()) listing.ignored.push(path);
+        else listing.files.push(path);
+      }
+    }
+    listing.files.sort();
+    listing.ignored.sort();
+    listing.otherFolders.sort();
+    return listing;
+  }
+
+  async read(paths: readonly string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < paths.length) {
+        const path = paths[next++] as string;
+        out.set(path, await readFile(join(this.dir, path), 'utf8'));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, paths.length) }, worker));
+    return out;
+  }
+}

@@ -1,0 +1,123 @@
+import { simpleGit, type SimpleGit } from 'simple-git';
+import { ENTITY_SCHEMAS } from '../../schemas/index.js';
+import { REPO_CONFIG_FILE } from '../../schemas/repo-config.js';
+import { InputError, UpstreamError } from '../errors.js';
+import type { RepoListing, RepoReader } from './repo-reader.js';
+
+/** Blobs fetched by one `git show`: keeps the command line well under the OS limit. */
+const BATCH = 1000;
+
+interface Blob {
+  sha: string;
+  size: number;
+}
+
+/**
+ * Reads a config repository as it is at a git ref (commit, branch, tag), with simple-git: the tree from
+ * `git ls-tree`, the files from `git show` of their blobs, many blobs per call (split by the sizes the
+ * tree lists), so reading ten thousand files doesn't start ten thousand processes.
+ */
+export class GitRepoReader implements RepoReader {
+  readonly label: string;
+  private blobs = new Map<string, Blob>();
+
+  private constructor(
+    private readonly git: SimpleGit,
+    /** Commit the ref resolved to. */
+    readonly commit: string,
+    /** Path of the config repo inside the git repository, '' or ending in '/'. */
+    private readonly prefix: string,
+    ref: string,
+  ) {
+    this.label = `git ${ref}`;
+  }
+
+  /** Opens the repository containing `dir` at `ref`; `dir` may be a sub-folder holding the config repo. */
+  static async open(dir: string, ref: string): Promise<GitRepoReader> {
+    const git = simpleGit(dir);
+    let root: string;
+    let prefix: string;
+    try {
+      root = (await git.revparse(['--show-toplevel'])).trim();
+      prefix = (await git.revparse(['--show-prefix'])).trim();
+    } catch (error) {
+      throw new InputError(`${dir} is not inside a git repository: ${(error as Error).message.trim()}`);
+    }
+    let commit: string;
+    try {
+      commit = (await git.revparse(['--verify', '--quiet', `${ref}^{commit}`])).trim();
+    } catch {
+      commit = '';
+    }
+    if (commit === '') throw new InputError(`Unknown git ref '${ref}'.`, [{ property: '--base/--head', errorMessage: `'${ref}' is not a commit, branch or tag of ${root}` }]);
+    return new GitRepoReader(simpleGit(root), commit, prefix, ref);
+  }
+
+  async list(): Promise<RepoListing> {
+    let out: string;
+    try {
+      out = await this.git.raw(['ls-tree', '-r', '-l', '-z', this.commit, '--', this.prefix === '' ? '.' : this.prefix]);
+    } catch (error) {
+      throw new UpstreamError(`git ls-tree ${this.commit.slice(0, 12)} failed: ${(error as Error).message.trim()}`);
+    }
+    const folders = new Set(ENTITY_SCHEMAS.map((e) => e.folder));
+    const listing: RepoListing = { files: [], ignored: [], otherFolders: [] };
+    const ignored = new Set<string>();
+    const other = new Set<string>();
+    this.blobs.clear();
+    for (const record of out.split('\0')) {
+      const match = /^(\d+) (\w+) ([0-9a-f]+)\s+(-|\d+)\t(.*)$/s.exec(record);
+      if (!match) continue;
+      const [, mode, type, sha, size, fullPath] = match as unknown as [string, string, string, string, string, string];
+      if (type !== 'blob' || mode === '120000' || !fullPath.startsWith(this.prefix)) continue;
+      const path = fullPath.slice(this.prefix.length);
+      const parts = path.split('/');
+      if (parts.length === 1) {
+        if (path === REPO_CONFIG_FILE) {
+          listing.files.push(path);
+          this.blobs.set(path, { sha, size: Number(size) });
+        }
+        continue;
+      }
+      const [folder, name] = parts as [string, string];
+      if (!folders.has(folder)) other.add(folder);
+      else if (parts.length > 2) ignored.add(`${folder}/${name}`);
+      else {
+        listing.files.push(path);
+        this.blobs.set(path, { sha, size: Number(size) });
+      }
+    }
+    listing.files.sort();
+    listing.ignored = [...ignored].sort();
+    listing.otherFolders = [...other].sort();
+    return listing;
+  }
+
+  async read(paths: readonly string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    for (let start = 0; start < paths.length; start += BATCH) {
+      const batch = paths.slice(start, start + BATCH).map((path) => {
+        const blob = this.blobs.get(path);
+        if (!blob) throw new InputError(`${path} is not in ${this.label} (list the repository first).`);
+        return { path, blob };
+      });
+      let buffer: Buffer;
+      try {
+        buffer = await this.git.showBuffer(['--no-textconv', ...new Set(batch.map((b) => b.blob.sha))]);
+      } catch (error) {
+        throw new UpstreamError(`git show at ${this.commit.slice(0, 12)} failed: ${(error as Error).message.trim()}`);
+      }
+      // `git show` prints each distinct blob once, in argument order.
+      const texts = new Map<string, string>();
+      let offset = 0;
+      for (const { blob } of batch) {
+        if (texts.has(blob.sha)) continue;
+        texts.set(blob.sha, buffer.toString('utf8', offset, offset + blob.size));
+        offset += blob.size;
+      }
+      if (offset !== buffer.length) throw new UpstreamError(`git show at ${this.commit.slice(0, 12)} returned ${buffer.length} bytes, expected ${offset}.`);
+      for (const { path, blob } of batch) out.set(path, texts.get(blob.sha) ?? '');
+    }
+    return out;
+  }
+}

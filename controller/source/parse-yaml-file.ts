@@ -1,0 +1,76 @@
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node, type Pair } from 'yaml';
+import type { Diagnostic, Issue } from '../core/repo-entity.js';
+
+/** A YAML file parsed with node positions, so issues found later can point at line and column. */
+export interface ParsedYamlFile {
+  file: string;
+  /** The file as plain JS (undefined when the YAML does not parse). */
+  data: unknown;
+  /** Syntax errors and warnings of the YAML itself. */
+  issues: Issue[];
+  /** Places an issue of this file at the node its property path names. */
+  place(issue: Issue): Diagnostic;
+}
+
+/** `rules[0].conditions[1].type` → ['rules', 0, 'conditions', 1, 'type']. */
+export function splitPath(property: string): (string | number)[] {
+  const parts: (string | number)[] = [];
+  for (const match of property.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) {
+    if (match[2] !== undefined) parts.push(Number(match[2]));
+    else if (match[1] !== undefined) parts.push(match[1]);
+  }
+  return parts;
+}
+
+function pairOf(node: unknown, key: string): Pair | undefined {
+  if (!isMap(node)) return undefined;
+  return node.items.find((p) => (isScalar(p.key) ? String(p.key.value) : String(p.key)) === key);
+}
+
+/** The offset a property path names: its value node, or its key for `at: 'key'`, else the nearest existing ancestor. */
+function offsetOf(doc: Document, property: string, at: 'key' | 'value' | undefined): number {
+  let node: unknown = doc.contents;
+  let offset = (doc.contents as Node | null)?.range?.[0] ?? 0;
+  let pair: Pair | undefined;
+  for (const part of splitPath(property)) {
+    pair = undefined;
+    let next: unknown;
+    if (typeof part === 'number' && isSeq(node)) next = node.items[part];
+    else if (typeof part === 'string') {
+      // A value written as its JSON5 twin (`returnValueJson5: |`) is found at the block.
+      pair = pairOf(node, part) ?? pairOf(node, `${part}Json5`);
+      next = pair ? (pair.value ?? pair.key) : undefined;
+    }
+    if (next === undefined || next === null) break;
+    node = next;
+    const start = isPair(node) ? (node.key as Node | null)?.range?.[0] : (node as Node).range?.[0];
+    if (start !== undefined) offset = start;
+  }
+  if (at === 'key' && pair && isScalar(pair.key) && pair.key.range) offset = pair.key.range[0];
+  return offset;
+}
+
+export function parseYamlFile(file: string, text: string): ParsedYamlFile {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const issues: Issue[] = [];
+  const syntaxOffsets = new Map<Issue, number>();
+  for (const [severity, list] of [['error', doc.errors], ['warning', doc.warnings]] as const) {
+    for (const error of list) {
+      const issue: Issue = { file, property: '', message: error.message.split('\n')[0] ?? error.message, code: 'yaml', severity };
+      syntaxOffsets.set(issue, error.pos[0]);
+      issues.push(issue);
+    }
+  }
+  const data = doc.errors.length > 0 ? undefined : (doc.toJS({ maxAliasCount: 1000 }) as unknown);
+  return {
+    file,
+    data,
+    issues,
+    place(issue) {
+      const offset = syntaxOffsets.get(issue) ?? offsetOf(doc, issue.property, issue.at);
+      const { line, col } = lineCounter.linePos(offset);
+      return { ...issue, line, column: col };
+    },
+  };
+}
