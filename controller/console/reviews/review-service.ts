@@ -47,10 +47,13 @@ function newReviewId(): string {
   return `rev_${randomBytes(8).toString('hex')}`;
 }
 
-/** Prefixes field errors of the change body so they name the request property (`change.rules[0].name`). */
-function underChange(error: unknown): unknown {
+/**
+ * Field errors of the entity operation, renamed to the request property they came from:
+ * `change.rules[0].name`, or `group` when the group to ship was given that way.
+ */
+function asSubmissionError(error: unknown, via: 'change' | 'group'): unknown {
   if (!(error instanceof InputError)) return error;
-  const errors = error.errors.map((e) => ({ ...e, property: e.property === '(body)' ? 'change' : `change.${e.property}` }));
+  const errors = error.errors.map((e) => ({ ...e, property: via === 'group' ? 'group' : e.property === '(body)' ? 'change' : `change.${e.property}` }));
   return new InputError(error.message, errors);
 }
 
@@ -92,7 +95,7 @@ export class ReviewService {
       try {
         prepared = service.prepare(op, actor);
       } catch (error) {
-        throw op.type === 'action' || op.type === 'delete' ? error : underChange(error);
+        throw op.type === 'delete' ? error : asSubmissionError(error, parsed.value.group === undefined ? 'change' : 'group');
       }
       if (!prepared.changed) throw new InputError('The change changes nothing.', [{ property: 'change', errorMessage: 'leaves the entity as it is' }]);
       const preview = service.write(prepared, actor, { dryRun: true }).entity;
