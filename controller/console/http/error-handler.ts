@@ -30,7 +30,8 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (error instanceof DomainError) {
       body = { status: httpStatusOf(error), message: error.message };
       if (error instanceof InputError && error.errors.length > 0) body.errors = error.errors;
-    } else if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    } else if ((error instanceof SyntaxError && error.statusCode === 400) || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+      // Only the body parser's SyntaxError (it sets statusCode 400): one thrown by our own code is a bug, a 500.
       body = { status: 400, message: `Malformed JSON body: ${error.message}`, errors: [{ property: '(body)', errorMessage: 'is not valid JSON' }] };
     } else if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
       body = { status: error.statusCode, message: frameworkMessage(error) };

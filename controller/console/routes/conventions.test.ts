@@ -9,6 +9,7 @@ import { GateSchema } from '../../../schemas/gate.js';
 import { createConsole } from '../../compose.js';
 import { AuthenticationError, ConflictError, InputError, NotAllowedError, NotFoundError, RateLimitedError, UpstreamError, type DomainError } from '../../errors.js';
 import { createTestConsole, type TestConsole } from '../../test-support/test-console.js';
+import { storeSnapshot } from '../../test-support/validation-table.js';
 
 let c: TestConsole;
 beforeEach(() => {
@@ -16,16 +17,7 @@ beforeEach(() => {
 });
 afterEach(() => c.close());
 
-const KINDS = ['gate', 'dynamic_config', 'segment'];
-
-/** Everything a failed request must leave alone: entities, their versions and the audit log. */
-function snapshot(t: TestConsole): string {
-  return JSON.stringify({
-    entities: KINDS.map((k) => t.store.entities.list(k)),
-    versions: KINDS.flatMap((k) => t.store.entities.list(k).map((r) => t.store.entities.versions(k, r.id, 0, 1000))),
-    audit: t.store.audit.list({ offset: 0, limit: 1000 }),
-  });
-}
+const snapshot = storeSnapshot;
 
 async function createGate(body: Record<string, unknown> = { name: 'checkout' }): Promise<Record<string, unknown>> {
   const res = await c.call('POST', '/console/v1/gates', body);
@@ -185,7 +177,13 @@ describe('internal errors', () => {
     expect(res.body).not.toMatch(/secret|stack|\.ts/);
   });
 
-  it('a non-Error throw is a 500 too', async () => {
+  it('a SyntaxError from our own code is a 500, not a "malformed body" 400', async () => {
+    c.app.get('/console/v1/boom', () => JSON.parse('{stored garbage') as unknown);
+    const res = await c.call('GET', '/console/v1/boom');
+    expect(res.json()).toEqual({ status: 500, message: 'Internal Server Error' });
+  });
+
+  it('a TypeError is a 500 too', async () => {
     c.app.get('/console/v1/boom', () => {
       throw Object.assign(new TypeError('cannot read properties of undefined'), { statusCode: undefined });
     });
