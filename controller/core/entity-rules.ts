@@ -1,5 +1,8 @@
 import type { FieldError } from '../errors.js';
+import { assignmentSourceRuleErrors } from './assignment-source-rules.js';
 import { dynamicConfigRuleErrors } from './dynamic-config-rules.js';
+import { duplicateIds, experimentRuleErrors, layerRuleErrors } from './experiment-rules.js';
+import { gateRuleErrors } from './gate-rules.js';
 import { duplicateNames } from './rule-names.js';
 import { segmentRuleErrors } from './segment-rules.js';
 
@@ -9,13 +12,19 @@ const rulesOf = (entity: Json, key = 'rules'): Json[] => (Array.isArray(entity[k
 
 /**
  * The pure, lookup-free rules each kind enforces beyond its zod schema: the very functions the
- * console's KindDefs call, so a file that validates here is accepted by the console. Kinds without an
- * entry get the rule every kind with named lists shares: names unique within `rules`.
+ * console's KindDefs call, so a file that validates here is accepted by the console. Rules that need
+ * other entities are checked across the repository by cross-references.ts. Kinds without an entry
+ * get the rule every kind with rules shares: rule names unique.
  */
 export const ENTITY_RULES: Readonly<Record<string, (entity: Json) => FieldError[]>> = {
-  gate: (gate) => duplicateNames(rulesOf(gate), 'rules'),
+  gate: gateRuleErrors,
   segment: segmentRuleErrors,
   dynamic_config: dynamicConfigRuleErrors,
+  experiment: experimentRuleErrors,
+  layer: layerRuleErrors,
+  holdout: (holdout) => ['gateIDs', 'experimentIDs', 'layerIDs'].flatMap((field) => duplicateIds(holdout, field)),
+  assignment_source: assignmentSourceRuleErrors,
+  prompt: () => [],
 };
 
 export function entityRuleErrors(kind: string, entity: Json): FieldError[] {

@@ -5,7 +5,7 @@ import {
   AssignmentSourceSchema,
   AssignmentSourceUpdateSchema,
 } from '../../../schemas/assignment-source.js';
-import { duplicateNames } from '../../core/rule-names.js';
+import { assignmentSourceRuleErrors } from '../../core/assignment-source-rules.js';
 import type { FieldError } from '../../errors.js';
 import type { JsonObject } from '../../store/ports.js';
 import { referrersOf, refusedWhileReferenced } from './entity-references.js';
@@ -34,7 +34,7 @@ export const assignmentSourceKind: KindDef = {
   schemas: { create: AssignmentSourceCreateRequestSchema, update: AssignmentSourceUpdateSchema, patch: AssignmentSourcePatchSchema, response: AssignmentSourceSchema },
   defaults: ASSIGNMENT_SOURCE_DEFAULTS,
   validate: (source, lookup, previous) => [
-    ...duplicateNames((source['idTypeMapping'] as JsonObject[] | undefined) ?? [], 'idTypeMapping', 'statsigUnitID'),
+    ...assignmentSourceRuleErrors(source),
     ...renameErrors(source, lookup, previous),
   ],
   deleteBlocker: refusedWhileReferenced('assignment_source', 'Assignment source'),

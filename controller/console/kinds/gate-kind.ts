@@ -1,5 +1,5 @@
 import { GATE_DEFAULTS, GateCreateSchema, GatePatchSchema, GateSchema, GateUpdateSchema } from '../../../schemas/gate.js';
-import { duplicateNames } from '../../core/rule-names.js';
+import { gateRuleErrors } from '../../core/gate-rules.js';
 import { ConflictError } from '../../errors.js';
 import type { JsonObject } from '../../store/ports.js';
 import { refusedWhileReferenced } from './entity-references.js';
@@ -23,10 +23,7 @@ export const gateKind: KindDef = {
   initial: () => ({ status: 'In Progress', typeReason: 'NONE', isTemplate: false }),
   createOnly: ['isTemplate'],
   prepare: (gate, previous) => ({ ...gate, rules: withRuleIds(gate['rules'], previous?.['rules']) }),
-  validate: (gate) => {
-    const rules = (gate['rules'] as JsonObject[] | undefined) ?? [];
-    return [...duplicateNames(rules, 'rules'), ...duplicateNames(rules, 'rules', 'id')];
-  },
+  validate: gateRuleErrors,
   decorate: (gate, lookup) => ({ checksPerHour: 0, store0100Exposures: false, holdoutIDs: holdoutIDsFor('gate', gate, lookup) }),
   deleteBlocker: refusedWhileReferenced('gate', 'Gate'),
   actions: {
