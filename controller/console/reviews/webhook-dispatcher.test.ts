@@ -1,0 +1,140 @@
+/**
+ * The dispatcher across console restarts (a SQLite file reopened by a second console), its
+ * expiry on a shifted clock, redirects, and what it logs (never the key).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createConsole, type ConsoleInstance, type ConsoleOptions } from '../../compose.js';
+import { startTestReceiver, waitUntil, type TestReceiver } from '../../test-support/webhook-receiver.js';
+
+const ADMIN = 'console-dispatcher-admin';
+const KEY = 'dispatcher-webhook-key-5678';
+
+let dir: string;
+let receiver: TestReceiver;
+const open: ConsoleInstance[] = [];
+beforeAll(async () => {
+  receiver = await startTestReceiver();
+});
+afterAll(() => receiver.close());
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'flagops-dispatch-'));
+  receiver.received.length = 0;
+  receiver.respondWith(200);
+});
+afterEach(async () => {
+  for (const instance of open.splice(0)) await instance.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function start(options: Partial<ConsoleOptions> = {}): ConsoleInstance {
+  const instance = createConsole({ db: join(dir, 'console.db'), bootstrapKey: ADMIN, publicUrl: 'http://console.test', webhookTimeoutMs: 60_000, ...options });
+  open.push(instance);
+  return instance;
+}
+
+async function call(instance: ConsoleInstance, method: string, url: string, body?: unknown, key = ADMIN): Promise<{ statusCode: number; json: () => Record<string, any> }> {
+  return instance.app.inject({
+    method: method as 'GET',
+    url,
+    headers: { 'service-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+  });
+}
+
+/** A gate with an approved rules review, committed so that it is pending validation. */
+async function pendingReview(instance: ConsoleInstance): Promise<string> {
+  await call(instance, 'POST', '/console/v1/gates', { id: 'gate1', name: 'gate1' });
+  await call(instance, 'POST', '/console/v1/settings/precommit_webhook', { webhookURL: receiver.url, webhookKey: KEY });
+  const submitted = await call(instance, 'POST', '/console/v1/gates/gate1/reviews', { change: { isEnabled: false } });
+  expect(submitted.statusCode, JSON.stringify(submitted.json())).toBe(201);
+  const id = submitted.json().data.reviewID as string;
+  await call(instance, 'PUT', `/console/v1/gates/gate1/reviews/${id}/approve`);
+  const commit = await call(instance, 'PUT', `/console/v1/gates/gate1/reviews/${id}/commit`);
+  expect(commit.json().data.status).toBe('pending_webhook_validation');
+  return id;
+}
+
+const review = async (instance: ConsoleInstance, id: string) => (await call(instance, 'GET', `/console/v1/reviews/${id}`)).json().data;
+
+describe('WebhookDispatcher', () => {
+  it('resumes an undelivered validation after a restart, and the decision then commits', async () => {
+    receiver.respondWith(503);
+    const first = start();
+    const id = await pendingReview(first);
+    await waitUntil(async () => ((await review(first, id)).validation.attempts >= 1 ? true : undefined), 5000, 'first attempt');
+    await first.close();
+    receiver.respondWith(200);
+    const delivered = receiver.received.length;
+
+    const second = start();
+    await waitUntil(async () => ((await review(second, id)).validation.deliveredTime !== null ? true : undefined), 5000, 'delivery after restart');
+    expect(receiver.received.length).toBeGreaterThan(delivered);
+    expect(receiver.received.at(-1)?.headers['x-service-webhook-key']).toBe(KEY);
+    expect((await call(second, 'POST', '/console/v1/change_validation', { reviewID: id, validated: true })).statusCode).toBe(200);
+    expect((await call(second, 'PUT', `/console/v1/gates/gate1/reviews/${id}/commit`)).json().data.status).toBe('committed');
+    expect((await call(second, 'GET', '/console/v1/gates/gate1')).json().data.isEnabled).toBe(false);
+  });
+
+  it('does not resend a delivered webhook after a restart, but keeps waiting for the decision', async () => {
+    const first = start();
+    const id = await pendingReview(first);
+    await waitUntil(async () => ((await review(first, id)).validation.deliveredTime !== null ? true : undefined), 5000, 'delivery');
+    await first.close();
+    const sent = receiver.received.length;
+    const second = start();
+    expect(second.webhooks.active).toBe(1);
+    expect((await review(second, id)).status).toBe('pending_webhook_validation');
+    expect(receiver.received.length).toBe(sent);
+  });
+
+  it('expires a validation whose deadline passed while the console was down', async () => {
+    let now = 1_700_000_000_000;
+    const first = start({ clock: () => now });
+    const id = await pendingReview(first);
+    const deadline = (await review(first, id)).validation.deadline as number;
+    expect(deadline).toBe(now + 60_000);
+    await first.close();
+    now = deadline + 1;
+    const second = start({ clock: () => now });
+    expect((await review(second, id)).status).toBe('validation_timed_out');
+    expect(second.webhooks.active).toBe(0);
+  });
+
+  it('treats a redirect as a failed attempt (the key must not follow it)', async () => {
+    receiver.respondWith(302);
+    const instance = start({ webhookTimeoutMs: 2000 });
+    const id = await pendingReview(instance);
+    const seen = await waitUntil(async () => {
+      const r = await review(instance, id);
+      return r.validation.attempts >= 1 ? r : undefined;
+    }, 5000, 'an attempt');
+    expect(seen.validation).toMatchObject({ deliveredTime: null, lastError: 'receiver answered HTTP 302' });
+  });
+
+  it('logs failed deliveries and timeouts without the webhook key', async () => {
+    const lines: string[] = [];
+    receiver.respondWith(500);
+    const instance = start({ webhookTimeoutMs: 400, logger: { level: 'info', stream: { write: (line: string) => lines.push(line) } } });
+    const id = await pendingReview(instance);
+    await waitUntil(async () => ((await review(instance, id)).status === 'validation_timed_out' ? true : undefined), 5000, 'timeout');
+    const logged = lines.join('');
+    expect(logged).toContain('pre-commit webhook delivery failed');
+    expect(logged).toContain('pre-commit validation timed out');
+    expect(logged).toContain(id);
+    expect(logged).not.toContain(KEY);
+  });
+
+  it('stops cleanly: close() waits for in-flight deliveries and the database stays consistent', async () => {
+    receiver.onWebhook(() => new Promise((resolve) => setTimeout(resolve, 200)));
+    const instance = start();
+    const id = await pendingReview(instance);
+    await receiver.waitFor((h) => h.body['review_id'] === id);
+    await instance.close();
+    receiver.onWebhook(undefined);
+    const again = start();
+    expect((await review(again, id)).status).toBe('pending_webhook_validation');
+  });
+});
