@@ -1,5 +1,6 @@
 import { ENTITY_SCHEMAS } from '../../schemas/index.js';
 import { didYouMean } from './did-you-mean.js';
+import { matchesLayerType } from './experiment-rules.js';
 import type { Issue, JsonObject, RepoEntity } from './repo-entity.js';
 import { isPlainObject } from './validate-entity.js';
 
@@ -18,7 +19,6 @@ export const FIELD_REFERENCES: Readonly<Record<string, string>> = {
   experimentIDs: 'experiments',
   layerID: 'layers',
   layerIDs: 'layers',
-  holdoutIDs: 'holdouts',
   assignmentSourceName: 'assignment_sources',
 };
 
@@ -58,6 +58,52 @@ export function referencesOf(data: JsonObject): Reference[] {
   return refs;
 }
 
+const DEFAULTS = new Map(ENTITY_SCHEMAS.map((e) => [e.folder, e.defaults]));
+
+/** A field as the console will store it: the file's value, else the kind's default. */
+function fieldOf(entity: RepoEntity, field: string): unknown {
+  return entity.data[field] ?? DEFAULTS.get(entity.folder)?.[field];
+}
+
+/**
+ * What the console checks between entities that exist: a holdout and what it holds out randomise on
+ * the same idType; an experiment in a layer shares its idType and sets only the layer's parameters,
+ * with their types.
+ */
+function relationIssues(entity: RepoEntity, find: (folder: string, id: string) => RepoEntity | undefined): Issue[] {
+  const issues: Issue[] = [];
+  const push = (property: string, message: string): void => void issues.push({ file: entity.file, property, message, code: 'reference', severity: 'error' });
+  if (entity.folder === 'holdouts') {
+    for (const [field, folder] of [['gateIDs', 'gates'], ['experimentIDs', 'experiments'], ['layerIDs', 'layers']] as const) {
+      const ids = entity.data[field];
+      if (!Array.isArray(ids)) continue;
+      ids.forEach((id, i) => {
+        const target = typeof id === 'string' ? find(folder, id) : undefined;
+        if (target && fieldOf(target, 'idType') !== fieldOf(entity, 'idType')) {
+          push(`${field}[${i}]`, `${folder}/${id} uses idType '${String(fieldOf(target, 'idType'))}', the holdout '${String(fieldOf(entity, 'idType'))}'`);
+        }
+      });
+    }
+  }
+  if (entity.folder === 'experiments' && typeof entity.data['layerID'] === 'string') {
+    const layer = find('layers', entity.data['layerID']);
+    if (layer) {
+      if (fieldOf(layer, 'idType') !== fieldOf(entity, 'idType')) push('idType', `must equal the idType of layers/${layer.id} ('${String(fieldOf(layer, 'idType'))}')`);
+      const parameters = new Map(((Array.isArray(layer.data['parameters']) ? layer.data['parameters'] : []) as JsonObject[]).map((p) => [p['name'], p['type']]));
+      const groups = (Array.isArray(entity.data['groups']) ? entity.data['groups'] : []) as unknown[];
+      groups.forEach((group, i) => {
+        const values = isPlainObject(group) && isPlainObject(group['parameterValues']) ? group['parameterValues'] : {};
+        for (const [key, value] of Object.entries(values)) {
+          const property = `groups[${i}].parameterValues.${key}`;
+          if (!parameters.has(key)) push(property, `is not a parameter of layers/${layer.id} (${[...parameters.keys()].join(', ') || 'it has none'})`);
+          else if (!matchesLayerType(parameters.get(key), value)) push(property, `must be of type ${String(parameters.get(key))}, like the layer's parameter`);
+        }
+      });
+    }
+  }
+  return issues;
+}
+
 /** Paths of every rule `environments` list, with its values. */
 function environmentLists(data: JsonObject): { property: string; values: unknown[] }[] {
   const lists: { property: string; values: unknown[] }[] = [];
@@ -72,6 +118,7 @@ function environmentLists(data: JsonObject): { property: string; values: unknown
     }
   };
   walk(data, '', false);
+  if (Array.isArray(data['enabledNonProdEnvironments'])) lists.push({ property: 'enabledNonProdEnvironments', values: data['enabledNonProdEnvironments'] });
   return lists;
 }
 
@@ -109,6 +156,7 @@ export function crossReferenceIssues(entities: readonly RepoEntity[], environmen
         severity: 'error',
       });
     }
+    issues.push(...relationIssues(entity, (folder, id) => byFolder.get(folder)?.get(id)));
     if (environments === undefined) continue;
     for (const list of environmentLists(entity.data)) {
       list.values.forEach((value, i) => {

@@ -12,6 +12,5 @@ export function entityYaml(data: JsonObject, schemaPath: string): string {
       if (isScalar(node) && typeof node.value === 'string' && node.value.includes('\n')) node.type = 'BLOCK_LITERAL';
     },
   });
-  doc.commentBefore = ` yaml-language-server: $schema=${schemaPath}`;
-  return doc.toString({ lineWidth: 0, indentSeq: true });
+  return `# yaml-language-server: $schema=${schemaPath}\n${doc.toString({ lineWidth: 0, indentSeq: true })}`;
 }

@@ -26,6 +26,19 @@ export function readOnlyFields(entry: EntitySchemaEntry): Set<string> {
 
 export const isPlainObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/**
+ * The entity as the console will validate it: defaults for what the file leaves out, except that a
+ * file giving one twin of a JSON5 pair (`defaultValueJson5`) replaces the pair, as a write does.
+ */
+export function withDefaults(entry: EntitySchemaEntry, data: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(entry.defaults)) {
+    const twin = key.endsWith('Json5') ? key.slice(0, -'Json5'.length) : `${key}Json5`;
+    if (data[twin] === undefined || data[twin] === null) out[key] = structuredClone(value);
+  }
+  return { ...out, ...data };
+}
+
 export interface EntityFileResult {
   /** The entity, when the file passed its schema (it may still break a kind rule). */
   entity?: RepoEntity;
@@ -68,7 +81,7 @@ export function validateEntityFile(entry: EntitySchemaEntry, file: string, stem:
   }
   if (!parsed.ok) return { declared, issues };
   const value = parsed.value as JsonObject;
-  for (const error of entityRuleErrors(entry.kind, value)) issues.push(issue(error.property, error.errorMessage, 'rule'));
+  for (const error of entityRuleErrors(entry.kind, withDefaults(entry, value))) issues.push(issue(error.property, error.errorMessage, 'rule'));
   const entity: RepoEntity = { ...declared, data: value };
   return { entity, declared: entity, issues };
 }
