@@ -1,0 +1,116 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PromptSchema } from '../../../schemas/prompt.js';
+import { ok, type Body } from '../../test-support/experiment-fixtures.js';
+import { describeKindValidationTable, fullStoreSnapshot } from '../../test-support/kind-validation-table.js';
+import { createTestConsole, type TestConsole } from '../../test-support/test-console.js';
+import { REMOVE } from '../../test-support/validation-table.js';
+
+let c: TestConsole;
+beforeEach(() => {
+  c = createTestConsole();
+});
+afterEach(() => c.close());
+
+const BASE = '/console/v1/prompts';
+
+describe('AI configs (prompts)', () => {
+  it('spec endpoint 7: POST /prompts with only a name → 201, the prompt object with an integer version and no owner', async () => {
+    const res = await c.call('POST', BASE, { name: 'support bot' });
+    expect(res.statusCode).toBe(201);
+    expect(Object.keys(res.json()).sort()).toEqual(['data', 'message']);
+    const data = res.json().data as Body;
+    expect(data).toMatchObject({
+      id: 'support bot',
+      name: 'support bot',
+      displayName: null,
+      description: '',
+      idType: 'userID',
+      tags: [],
+      targetApps: [],
+      holdoutIDs: [],
+      team: null,
+      teamID: null,
+      owner: null,
+      version: 1,
+      creatorName: 'admin@localhost',
+      creatorEmail: 'admin@localhost',
+      lastModifierName: 'admin@localhost',
+      permalink: 'http://console.test/console/v1/prompts/support%20bot',
+    });
+    expect(Number.isInteger(data['version'])).toBe(true);
+    expect(typeof data['createdTime']).toBe('number');
+    expect(PromptSchema.safeParse(data).error).toBeUndefined();
+  });
+
+  it('accepts every optional field of endpoint 7', async () => {
+    const body = {
+      name: 'support bot',
+      displayName: 'Support Bot v2',
+      description: 'answers tickets',
+      targetApps: ['web'],
+      team: 'support',
+      teamID: 't1',
+      tags: ['llm'],
+      creatorID: 'c1',
+      creatorEmail: 'c@example.com',
+      owner: { ownerID: 'u1', ownerType: 'USER', ownerName: 'Ann', ownerEmail: 'ann@example.com' },
+    };
+    expect(((await ok(c, 'POST', BASE, body, 201))['data'] as Body)).toMatchObject(body);
+  });
+
+  it('lists, reads and patches; the name is fixed', async () => {
+    await ok(c, 'POST', BASE, { name: 'one', tags: ['a'] }, 201);
+    await ok(c, 'POST', BASE, { name: 'two' }, 201);
+    expect(((await ok(c, 'GET', BASE))['data'] as Body[]).map((p) => p['id'])).toEqual(['one', 'two']);
+    expect(((await ok(c, 'GET', `${BASE}?tags=a`))['data'] as Body[]).map((p) => p['id'])).toEqual(['one']);
+    expect(((await ok(c, 'GET', `${BASE}/two`))['data'] as Body)['name']).toBe('two');
+    const patched = (await ok(c, 'PATCH', `${BASE}/one`, { description: 'new', displayName: 'One Prime', team: 'x' }))['data'] as Body;
+    expect(patched).toMatchObject({ name: 'one', description: 'new', displayName: 'One Prime', tags: ['a'], version: 2 });
+    const rename = await c.call('PATCH', `${BASE}/one`, { name: 'uno' });
+    expect(rename.statusCode).toBe(400);
+    expect(rename.json().errors).toEqual([{ property: 'name', errorMessage: expect.stringMatching(/^is not a known field/) }]);
+    expect((await c.call('GET', `${BASE}/nope`)).json()).toEqual({ status: 404, message: 'AI config not found.' });
+  });
+
+  it('has no delete and no full update, as in the reference', async () => {
+    await ok(c, 'POST', BASE, { name: 'one' }, 201);
+    const before = fullStoreSnapshot(c);
+    expect((await c.call('DELETE', `${BASE}/one`)).statusCode).toBe(404);
+    expect((await c.call('POST', `${BASE}/one`, { description: 'x' })).statusCode).toBe(404);
+    expect(fullStoreSnapshot(c)).toBe(before);
+  });
+
+  it('a second prompt of the same name is a 409', async () => {
+    await ok(c, 'POST', BASE, { name: 'one' }, 201);
+    expect((await c.call('POST', BASE, { name: 'one' })).statusCode).toBe(409);
+  });
+
+  it('keeps its versions', async () => {
+    await ok(c, 'POST', BASE, { name: 'one' }, 201);
+    await ok(c, 'PATCH', `${BASE}/one`, { description: 'v2' });
+    const versions = await ok(c, 'GET', `${BASE}/one/versions`);
+    expect((versions['data'] as Body[]).map((v) => [v['version'], v['description']])).toEqual([[2, 'v2'], [1, '']]);
+  });
+});
+
+describe('AI config validation (mutate one field; 400 names it; nothing changes)', () => {
+  const body: Body = { displayName: 'Display Name', description: 'd', tags: ['t'], targetApps: ['web'], team: 'a', teamID: 'b' };
+  describeKindValidationTable({
+    listPath: 'prompts',
+    seed: async (t) => void (await ok(t, 'POST', BASE, { name: 'existing' }, 201)),
+    existingId: 'existing',
+    bodies: { create: { ...body, name: 'new prompt' }, patch: body },
+    cases: [
+      { label: 'no name', path: 'name', value: REMOVE, property: 'name', message: /required/, ops: ['create'] },
+      { label: 'name of 2 characters', path: 'name', value: 'ab', property: 'name', message: /3 to 100/, ops: ['create'] },
+      { label: 'name of 101 characters', path: 'name', value: 'x'.repeat(101), property: 'name', message: /3 to 100/, ops: ['create'] },
+      { label: 'name with a slash', path: 'name', value: 'a/b', property: 'name', message: /letters, digits/, ops: ['create'] },
+      { label: 'displayName of 2 characters', path: 'displayName', value: 'ab', property: 'displayName', message: /3 to 100/ },
+      { label: 'displayName of 101 characters', path: 'displayName', value: 'x'.repeat(101), property: 'displayName', message: /3 to 100/ },
+      { label: 'displayName with a colon', path: 'displayName', value: 'a:b c', property: 'displayName', message: /letters, digits/ },
+      { label: 'description of 1001 characters', path: 'description', value: 'x'.repeat(1001), property: 'description', message: /1000/ },
+      { label: 'tags as a string', path: 'tags', value: 'a', property: 'tags' },
+      { label: 'server-managed version', path: 'version', value: 3, property: 'version', message: /not a known field/ },
+    ],
+  });
+});
