@@ -35,4 +35,13 @@ export const KeySchema = z
   })
   .meta({ id: 'Key', description: 'A console API key (never its secret, except once).' });
 
+export const WhoAmISchema = z
+  .strictObject({
+    userEmail: z.string().describe('User the key belongs to.'),
+    keyID: z.string().nullable().describe('Id of the key.'),
+    role: z.string().describe("The user's role."),
+    permissions: z.array(z.string()).describe('Effective permissions (omni_read_only leaves only read).'),
+  })
+  .meta({ id: 'WhoAmI', description: 'Who the calling key acts as.' });
+
 export { RoleNameSchema };

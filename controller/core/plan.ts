@@ -18,7 +18,11 @@ export interface PlanChange {
   /** Repository file that declares the entity; null for a delete planned against a console. */
   file: string | null;
   fields: FieldChange[];
+  /** For a drift: what the entity's drift policy says to do about it. */
+  drift?: { policy: DriftPolicy; lastModifier: string | null };
 }
+
+export type DriftPolicy = 'detect' | 'heal' | 'adopt';
 
 export interface PlanSummary {
   create: number;
@@ -57,6 +61,16 @@ export interface LiveEntity {
 
 export interface PlanOptions {
   prune: { enabled: boolean; managedTag: string; maxDeletes: number };
+  /**
+   * Drift: a managed entity whose last change was made by someone other than `identity` (the user of
+   * the key flagops applies with) and that no longer matches its file was edited outside git.
+   */
+  drift?: { identity: string; policyOf: (folder: string, id: string) => DriftPolicy };
+}
+
+/** The managed tag is flagops' own bookkeeping: plans neither add it nor report it. */
+function withoutTag(data: JsonObject, tag: string): JsonObject {
+  return Array.isArray(data['tags']) && data['tags'].includes(tag) ? { ...data, tags: data['tags'].filter((t) => t !== tag) } : data;
 }
 
 const ORDER = new Map(ENTITY_SCHEMAS.map((e, i) => [e.folder, i]));
@@ -90,17 +104,21 @@ export function buildPlan(desiredLabel: string, desired: readonly RepoEntity[], 
     for (const entity of desired) {
       if (entity.folder !== entry.folder) continue;
       declared.add(entity.id);
-      const want = normalizeEntity(entry, entity.data);
+      const want = withoutTag(normalizeEntity(entry, entity.data), options.prune.managedTag);
       const current = liveById.get(entity.id);
       if (!current) {
         summary.create++;
         changes.push({ kind: entry.folder, id: entity.id, action: 'create', file: entity.file, fields: wholeEntityFields(entry, want, 'new') });
         continue;
       }
-      const have = live.source === 'console' ? normalizeLive(entry, current.data, want) : normalizeEntity(entry, current.data);
+      const have = withoutTag(live.source === 'console' ? normalizeLive(entry, current.data, want) : normalizeEntity(entry, current.data), options.prune.managedTag);
       const fields = diffEntities(have, want);
+      const modifier = typeof current.data['lastModifierEmail'] === 'string' ? current.data['lastModifierEmail'] : null;
       if (fields.length === 0) summary.unchanged++;
-      else {
+      else if (live.source === 'console' && options.drift && isManaged(current.data, options.prune.managedTag) && modifier !== options.drift.identity) {
+        summary.drift++;
+        changes.push({ kind: entry.folder, id: entity.id, action: 'drift', file: entity.file, fields, drift: { policy: options.drift.policyOf(entry.folder, entity.id), lastModifier: modifier } });
+      } else {
         summary.update++;
         changes.push({ kind: entry.folder, id: entity.id, action: 'update', file: entity.file, fields });
       }

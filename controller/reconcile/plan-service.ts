@@ -57,21 +57,33 @@ export function repoState(repo: LoadedRepo): LiveState {
   return { label: repo.label, source: 'files', entities };
 }
 
-async function planWith(input: PlanInput, readLive: () => Promise<LiveState>): Promise<PlanResult> {
+/** Who the client acts as: the identity whose changes are flagops' own (anything else is drift). */
+async function identityOf(client: ConsoleClient): Promise<string> {
+  const me = (await client.request<{ userEmail?: unknown }>('GET', '/console/v1/whoami')).data;
+  return String(me?.userEmail ?? '');
+}
+
+async function planWith(input: PlanInput, readLive: () => Promise<LiveState>, identity?: () => Promise<string>): Promise<PlanResult> {
   // Files and the live side are read concurrently; an invalid repository is reported before a console error.
-  const [repoResult, liveResult] = await Promise.allSettled([loadRepo(input.desired), readLive()]);
+  const [repoResult, liveResult, identityResult] = await Promise.allSettled([loadRepo(input.desired), readLive(), identity?.()]);
   if (repoResult.status === 'rejected') throw repoResult.reason;
   const repo = repoResult.value;
   throwIfRepoInvalid(repo);
   if (liveResult.status === 'rejected') throw liveResult.reason;
   const live = liveResult.value;
+  if (identityResult.status === 'rejected') throw identityResult.reason;
   const prune = { ...repo.config.prune, enabled: input.prune === true || repo.config.prune.enabled };
-  return { plan: buildPlan(input.desiredLabel ?? repo.label, repo.entities, live, { prune }), repo };
+  const { drift: driftConfig } = repo.config;
+  const drift =
+    identityResult.value === undefined
+      ? undefined
+      : { identity: identityResult.value, policyOf: (folder: string, id: string) => driftConfig.entities[`${folder}/${id}`] ?? driftConfig.default };
+  return { plan: buildPlan(input.desiredLabel ?? repo.label, repo.entities, live, { prune, drift }), repo };
 }
 
 /** What applying the repository would change in the console. */
 export function planAgainstConsole(input: PlanInput & { client: ConsoleClient }): Promise<PlanResult> {
-  return planWith(input, () => readConsoleState(input.client));
+  return planWith(input, () => readConsoleState(input.client), () => identityOf(input.client));
 }
 
 /**

@@ -46,7 +46,7 @@ describe('adoptYaml', () => {
   });
 
   it('adds new fields, removes fields the console no longer has, keeps implied defaults on request', () => {
-    const live = { ...(parse(file) as Record<string, unknown>), isEnabled: false };
+    const live: Record<string, unknown> = { ...(parse(file) as Record<string, unknown>), isEnabled: false };
     delete live['tags'];
     expect(parse(adoptYaml(file, live))).toEqual(live);
     const kept = parse(adoptYaml(file, live, (key) => key === 'tags')) as Record<string, unknown>;

@@ -26,7 +26,7 @@ function itemKey(value: unknown): string | undefined {
 export function adoptYaml(text: string, live: Json, keep: (key: string, value: unknown) => boolean = () => false): string {
   const doc = parseDocument(text);
   if (!isMap(doc.contents)) {
-    doc.contents = doc.createNode(live) as typeof doc.contents;
+    doc.contents = doc.createNode(live) as unknown as typeof doc.contents;
     return doc.toString();
   }
   mergeMap(doc, doc.contents, live, keep, true);

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { KeyCreateSchema, KeySchema, KeyUpdateSchema } from '../../../schemas/key.js';
+import { KeyCreateSchema, KeySchema, KeyUpdateSchema, WhoAmISchema } from '../../../schemas/key.js';
 import { RoleCreateSchema, RoleSchema, RoleUpdateSchema } from '../../../schemas/role.js';
 import { parseWith } from '../../core/zod-errors.js';
 import { ConflictError, InputError, NotFoundError } from '../../errors.js';
@@ -18,6 +18,10 @@ function parseBody<T>(schema: Parameters<typeof parseWith<T>>[0], body: unknown)
 /** Keys and roles: admin only (manage_keys, manage_roles). */
 export function registerKeyRoutes(app: FastifyInstance, catalog: RouteCatalog, auth: AuthService, store: Store): void {
   const tag = 'Keys and roles';
+  defineRoute(app, catalog, { method: 'GET', url: '/console/v1/whoami', summary: 'The user, role and permissions of the calling key', tag, permission: 'read', response: WhoAmISchema }, (_request, actor) => ({
+    message: 'Caller identified.',
+    data: { userEmail: actor.userEmail, keyID: actor.keyId, role: actor.role, permissions: [...actor.permissions].sort() },
+  }));
   defineRoute(app, catalog, { method: 'GET', url: '/console/v1/keys', summary: 'List console keys', tag, permission: 'manage_keys', response: KeySchema }, () => ({
     message: 'Keys listed successfully.',
     data: auth.listKeys(),
