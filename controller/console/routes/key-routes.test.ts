@@ -15,44 +15,51 @@ beforeEach(async () => {
 });
 afterEach(() => c.close());
 
-type Call = readonly [method: string, url: string, body?: unknown];
+interface Call {
+  method: string;
+  url: string;
+  body?: unknown;
+}
+
+const call = (method: string, url: string, body?: unknown): Call => ({ method, url, body });
 
 const READS: Call[] = [
-  ['GET', '/console/v1/gates'],
-  ['GET', '/console/v1/gates/checkout'],
-  ['GET', '/console/v1/gates/checkout/versions'],
-  ['GET', '/console/v1/dynamic_configs'],
-  ['GET', '/console/v1/segments'],
-  ['GET', '/console/v1/audit_logs'],
+  call('GET', '/console/v1/gates'),
+  call('GET', '/console/v1/gates/checkout'),
+  call('GET', '/console/v1/gates/checkout/versions'),
+  call('GET', '/console/v1/dynamic_configs'),
+  call('GET', '/console/v1/segments'),
+  call('GET', '/console/v1/audit_logs'),
 ];
 
 const WRITES: Call[] = [
-  ['POST', '/console/v1/gates', { name: 'another gate' }],
-  ['POST', '/console/v1/gates/checkout', { isEnabled: true, description: 'x', rules: [] }],
-  ['PATCH', '/console/v1/gates/checkout', { description: 'x' }],
-  ['PUT', '/console/v1/gates/checkout/disable'],
-  ['DELETE', '/console/v1/gates/checkout'],
-  ['POST', '/console/v1/dynamic_configs', { name: 'config' }],
-  ['POST', '/console/v1/segments', { name: 'segment', type: 'id_list', ids: ['a'] }],
+  call('POST', '/console/v1/gates', { name: 'another gate' }),
+  call('POST', '/console/v1/gates/checkout', { isEnabled: true, description: 'x', rules: [] }),
+  call('PATCH', '/console/v1/gates/checkout', { description: 'x' }),
+  call('PUT', '/console/v1/gates/checkout/disable'),
+  call('DELETE', '/console/v1/gates/checkout'),
+  call('POST', '/console/v1/dynamic_configs', { name: 'config' }),
+  call('POST', '/console/v1/segments', { name: 'segment', type: 'id_list', ids: ['a'] }),
 ];
 
 const ADMIN_ONLY: Call[] = [
-  ['GET', '/console/v1/keys'],
-  ['POST', '/console/v1/keys', { description: 'x', userEmail: 'new@example.com', role: 'member' }],
-  ['GET', '/console/v1/roles'],
-  ['POST', '/console/v1/roles', { name: 'custom', permissions: ['read'] }],
-  ['PATCH', '/console/v1/roles/member', { permissions: ['read'] }],
+  call('GET', '/console/v1/keys'),
+  call('POST', '/console/v1/keys', { description: 'x', userEmail: 'new@example.com', role: 'member' }),
+  call('GET', '/console/v1/roles'),
+  call('POST', '/console/v1/roles', { name: 'custom', permissions: ['read'] }),
+  call('PATCH', '/console/v1/roles/member', { permissions: ['read'] }),
 ];
 
-const send = (call: Call, key?: string, headers: Record<string, string> = {}) =>
+/** Sends a call with the key, or with no SERVICE-API-KEY header at all when key is undefined. */
+const send = (method: string, url: string, body: unknown, key?: string) =>
   key === undefined
-    ? c.app.inject({ method: call[0] as 'GET', url: call[1], headers: { ...(call[2] === undefined ? {} : { 'content-type': 'application/json' }), ...headers }, ...(call[2] === undefined ? {} : { payload: JSON.stringify(call[2]) }) })
-    : c.call(call[0], call[1], call[2], key, headers);
+    ? c.app.inject({ method: method as 'GET', url, headers: body === undefined ? {} : { 'content-type': 'application/json' }, ...(body === undefined ? {} : { payload: JSON.stringify(body) }) })
+    : c.call(method, url, body, key);
 
 describe('authentication (401)', () => {
-  it.each([...READS, ...WRITES, ...ADMIN_ONLY])('%s %s without SERVICE-API-KEY → 401, nothing changed', async (...call) => {
+  it.each([...READS, ...WRITES, ...ADMIN_ONLY])('$method $url without SERVICE-API-KEY → 401, nothing changed', async ({ method, url, body }) => {
     const before = storeSnapshot(c);
-    const res = await send(call);
+    const res = await send(method, url, body);
     expect(res.statusCode).toBe(401);
     expect(res.json()).toEqual({ status: 401, message: expect.stringMatching(/SERVICE-API-KEY/) });
     expect(storeSnapshot(c)).toBe(before);
@@ -123,13 +130,13 @@ describe('authorization (403)', () => {
       key = makeKey();
     });
 
-    it.each(READS)('may read: %s %s → 200', async (...call) => {
-      expect((await send(call, key)).statusCode).toBe(200);
+    it.each(READS)('may read: $method $url → 200', async ({ method, url, body }) => {
+      expect((await send(method, url, body, key)).statusCode).toBe(200);
     });
 
-    it.each([...WRITES, ...ADMIN_ONLY])('may not write: %s %s → 403, nothing changed', async (...call) => {
+    it.each([...WRITES, ...ADMIN_ONLY])('may not write: $method $url → 403, nothing changed', async ({ method, url, body }) => {
       const before = storeSnapshot(c);
-      const res = await send(call, key);
+      const res = await send(method, url, body, key);
       expect(res.statusCode).toBe(403);
       expect(res.json()).toEqual({ status: 403, message: expect.stringMatching(/lacks the '\w+' permission/) });
       expect(storeSnapshot(c)).toBe(before);
@@ -142,12 +149,12 @@ describe('authorization (403)', () => {
       key = c.keyFor('dev@example.com', 'member');
     });
 
-    it.each(WRITES)('may write entities: %s %s', async (...call) => {
-      expect((await send(call, key)).statusCode).toBeLessThan(300);
+    it.each(WRITES)('may write entities: $method $url', async ({ method, url, body }) => {
+      expect((await send(method, url, body, key)).statusCode).toBeLessThan(300);
     });
 
-    it.each(ADMIN_ONLY)('may not manage keys or roles: %s %s → 403', async (...call) => {
-      const res = await send(call, key);
+    it.each(ADMIN_ONLY)('may not manage keys or roles: $method $url → 403', async ({ method, url, body }) => {
+      const res = await send(method, url, body, key);
       expect(res.statusCode).toBe(403);
     });
 
