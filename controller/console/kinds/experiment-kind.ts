@@ -191,6 +191,7 @@ export const experimentKind: KindDef = {
     start: {
       done: 'started',
       body: ExperimentStartSchema,
+      bodyOptional: true,
       apply: (e, body, lookup) => {
         assertStatus(e, ['setup'], 'start');
         const { analysisEndTime } = body as { analysisEndTime?: string };
@@ -219,6 +220,7 @@ export const experimentKind: KindDef = {
     abandon: {
       done: 'abandoned',
       body: ExperimentAbandonSchema,
+      bodyOptional: true,
       apply: (e, body, lookup) => {
         assertStatus(e, ['setup', 'active'], 'be abandoned');
         const now = nowOf(lookup);

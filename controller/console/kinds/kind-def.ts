@@ -18,6 +18,8 @@ export interface ActionDef {
   done: string;
   /** Optional body schema (e.g. make_decision's group). */
   body?: z.ZodType;
+  /** True when the body may be left out (it is then parsed as `{}`), e.g. experiment start. */
+  bodyOptional?: boolean;
   /** Returns the entity after the action; throws ConflictError for an invalid transition. */
   apply(entity: JsonObject, body: unknown, lookup: EntityLookup): JsonObject;
 }

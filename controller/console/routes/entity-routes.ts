@@ -78,7 +78,7 @@ export function registerEntityRoutes(app: FastifyInstance, catalog: RouteCatalog
     defineRoute(
       app,
       catalog,
-      { method: spec.method ?? 'PUT', url: `${item}/${action}`, summary: `${action.replace(/_/g, ' ')} a ${name}`, tag: def.tag, permission: 'write', body: spec.body, bodyOptional: spec.body === undefined, response: def.schemas.response, headers: IF_MATCH },
+      { method: spec.method ?? 'PUT', url: `${item}/${action}`, summary: `${action.replace(/_/g, ' ')} a ${name}`, tag: def.tag, permission: 'write', body: spec.body, bodyOptional: spec.body === undefined || spec.bodyOptional === true, response: def.schemas.response, headers: IF_MATCH },
       (request, actor) => {
         const result = service.execute({ type: 'action', id: id(request), action, body: request.body }, actor, { expectedVersion: parseIfMatch(request.headers['if-match']) });
         return { message: result.changed ? `${def.label} ${spec.done} successfully.` : `${def.label} was already ${spec.done}.`, data: result.entity };
