@@ -60,5 +60,8 @@ describe('adoptYaml', () => {
     expect(changed).not.toContain('// cents');
     expect(JSON.parse((parse(changed) as { defaultValueJson5: string }).defaultValueJson5)).toEqual({ price: 120 });
     expect(parse(changed)).not.toHaveProperty('defaultValue');
+    const fromConsole = adoptYaml(dc, { id: 'pricing', defaultValueJson5: '{\n  // euros now\n  price: 2,\n}\n' });
+    expect(fromConsole).toContain('// euros now');
+    expect(parse(fromConsole)).not.toHaveProperty('defaultValue');
   });
 });

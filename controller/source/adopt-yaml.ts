@@ -29,11 +29,21 @@ export function adoptYaml(text: string, live: Json, keep: (key: string, value: u
     doc.contents = doc.createNode(live) as unknown as typeof doc.contents;
     return doc.toString();
   }
-  mergeMap(doc, doc.contents, live, keep, true);
+  // The console may carry a JSON5 twin (with the file's comments) instead of the plain value.
+  const plain: Json = {};
+  const json5Texts = new Map<string, string>();
+  for (const [key, value] of Object.entries(live)) {
+    if (key.endsWith('Json5') && typeof value === 'string') {
+      const base = key.slice(0, -'Json5'.length);
+      json5Texts.set(base, value);
+      if (!(base in live)) plain[base] = JSON5.parse(value) as unknown;
+    } else if (!key.endsWith('Json5')) plain[key] = value;
+  }
+  mergeMap(doc, doc.contents, plain, keep, true, json5Texts);
   return doc.toString();
 }
 
-function mergeMap(doc: Document, node: YAMLMap, value: Json, keep: (key: string, value: unknown) => boolean, top: boolean): void {
+function mergeMap(doc: Document, node: YAMLMap, value: Json, keep: (key: string, value: unknown) => boolean, top: boolean, json5Texts = new Map<string, string>()): void {
   const present = new Set<string>();
   for (const pair of [...node.items]) {
     const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
@@ -48,7 +58,7 @@ function mergeMap(doc: Document, node: YAMLMap, value: Json, keep: (key: string,
         parsed = undefined;
       }
       if (!(plain in value)) node.delete(key);
-      else if (!jsonEqual(parsed, value[plain])) node.set(key, doc.createNode(`${JSON.stringify(value[plain], null, 2)}\n`));
+      else if (!jsonEqual(parsed, value[plain])) node.set(key, doc.createNode(json5Texts.get(plain) ?? `${JSON.stringify(value[plain], null, 2)}\n`));
       present.add(plain);
       continue;
     }
@@ -64,7 +74,10 @@ function mergeMap(doc: Document, node: YAMLMap, value: Json, keep: (key: string,
     pair.value = mergeValue(doc, pair.value as Node | null, value[key], keep);
   }
   for (const [key, v] of Object.entries(value)) {
-    if (!present.has(key) && v !== undefined) node.set(key, doc.createNode(v));
+    if (present.has(key) || v === undefined) continue;
+    const text = top ? json5Texts.get(key) : undefined;
+    if (text !== undefined) node.set(`${key}Json5`, doc.createNode(text));
+    else node.set(key, doc.createNode(v));
   }
 }
 

@@ -1,0 +1,141 @@
+import { cp, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FsRepoReader } from '../source/fs-repo-reader.js';
+import { createTestConsole, type TestConsole } from '../test-support/test-console.js';
+import { applyRepo, type ApplyInput } from './apply-service.js';
+import { ConsoleClient } from './console-client.js';
+import { planAgainstConsole } from './plan-service.js';
+
+const EXAMPLE = fileURLToPath(new URL('../../examples/config-repo', import.meta.url));
+
+let c: TestConsole;
+let dir: string;
+let client: ConsoleClient;
+let approver: ConsoleClient;
+let admin: ConsoleClient;
+
+const apply = (overrides: Partial<ApplyInput> = {}) =>
+  applyRepo({ desired: new FsRepoReader(dir), client, approver, commit: 'abc123', pollIntervalMs: 5, sleep: async () => undefined, ...overrides });
+
+beforeAll(async () => {
+  c = createTestConsole();
+  const url = await c.app.listen({ port: 0, host: '127.0.0.1' });
+  client = new ConsoleClient({ baseUrl: url, apiKey: c.keyFor('flagops@ci.example.com', 'member') });
+  approver = new ConsoleClient({ baseUrl: url, apiKey: c.keyFor('checkout-lead@acme.example', 'member') });
+  admin = new ConsoleClient({ baseUrl: url, apiKey: c.keyFor('ops@example.com', 'admin') });
+  dir = await mkdtemp(join(tmpdir(), 'flagops-apply-'));
+  await cp(EXAMPLE, dir, { recursive: true });
+});
+afterAll(async () => {
+  await c.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('applyRepo', () => {
+  it('applies the example repository: reviews for reviewed kinds, direct writes for the rest, then an empty plan', async () => {
+    const report = await apply();
+    expect(report.outcomes.filter((o) => o.status !== "committed" && o.status !== "written").map((o) => `${o.kind}/${o.id} ${o.status} ${o.message}`)).toEqual([]);
+    expect(report.ok).toBe(true);
+    expect(report.replan.changes).toEqual([]);
+    const gate = report.outcomes.find((o) => o.kind === 'gates');
+    expect(gate).toMatchObject({ status: 'committed', reviewID: expect.any(String) });
+    expect(report.outcomes.find((o) => o.kind === 'layers')).toMatchObject({ status: 'written' });
+    const review = (await client.request('GET', `/console/v1/reviews/${gate!.reviewID}`)).data as Record<string, unknown>;
+    expect(review['description']).toContain(`plan ${report.planHash}, commit abc123`);
+    expect(review['status']).toBe('committed');
+    const live = (await client.request('GET', '/console/v1/gates/new_checkout')).data as Record<string, unknown>;
+    expect(live['tags']).toContain('flagops-managed');
+  });
+
+  it('changes nothing the second time', async () => {
+    const audit = (await admin.request('GET', '/console/v1/audit_logs', undefined, { query: { limit: '1' } })).pagination?.totalItems;
+    const report = await apply();
+    expect(report.plan.changes).toEqual([]);
+    expect(report.outcomes).toEqual([]);
+    expect(report.ok).toBe(true);
+    expect((await admin.request('GET', '/console/v1/audit_logs', undefined, { query: { limit: '1' } })).pagination?.totalItems).toBe(audit);
+  });
+
+  it('applies an edited file as an update through a review', async () => {
+    const path = join(dir, 'gates/dark_mode.yaml');
+    await writeFile(path, (await readFile(path, 'utf8')).replace(/^description: .*$/m, 'description: Dark mode for everyone'));
+    const report = await apply();
+    expect(report.outcomes).toEqual([expect.objectContaining({ kind: 'gates', id: 'dark_mode', action: 'update', status: 'committed' })]);
+    expect(report.ok).toBe(true);
+  });
+
+  it('reports a console edit by someone else as drift; detect leaves it, heal reverts it', async () => {
+    await admin.request('PATCH', '/console/v1/gates/dark_mode', { description: 'edited in the console' });
+    await admin.request('PATCH', '/console/v1/gates/kill_switch_payments', { isEnabled: false });
+    const { plan } = await planAgainstConsole({ desired: new FsRepoReader(dir), client });
+    expect(plan.changes.map((ch) => [ch.id, ch.action, ch.drift?.policy])).toEqual([
+      ['dark_mode', 'drift', 'detect'],
+      ['kill_switch_payments', 'drift', 'heal'],
+    ]);
+    const report = await apply();
+    expect(report.outcomes.map((o) => [o.id, o.status])).toEqual([
+      ['dark_mode', 'reported'],
+      ['kill_switch_payments', 'committed'],
+    ]);
+    const killSwitch = (await client.request('GET', '/console/v1/gates/kill_switch_payments')).data as Record<string, unknown>;
+    expect(killSwitch['isEnabled']).toBe(true);
+    expect(report.replan.changes.map((ch) => ch.id)).toEqual(['dark_mode']);
+  });
+
+  it('adopts drift into the file when the policy says adopt, keeping its comments', async () => {
+    const cfg = join(dir, 'flagops.yaml');
+    await writeFile(cfg, (await readFile(cfg, 'utf8')).replace('gates/kill_switch_payments: heal', 'gates/kill_switch_payments: heal\n    gates/dark_mode: adopt'));
+    const adopted: string[] = [];
+    const report = await apply({
+      adopt: async (change, live) => {
+        adopted.push(`${change.kind}/${change.id}:${String(live['description'])}`);
+      },
+    });
+    expect(adopted).toEqual(['gates/dark_mode:edited in the console']);
+    expect(report.outcomes).toEqual([expect.objectContaining({ id: 'dark_mode', status: 'adopted' })]);
+  });
+
+  it('refuses a prune above maxDeletes unless forced, and deletes managed entities in reverse dependency order', async () => {
+    for (const file of ['gates/maintenance_banner.yaml', 'dynamic_configs/search_tuning.yaml', 'prompts/support_bot.yaml', 'layers/search_layer.yaml', 'experiments/search_ranking_test.yaml', 'holdouts/search_holdout.yaml']) {
+      await unlink(join(dir, file));
+    }
+    await expect(apply({ prune: true })).rejects.toThrow(/more than prune.maxDeletes/);
+    const report = await apply({ prune: true, force: true });
+    const byId = new Map(report.outcomes.map((o) => [o.id, o]));
+    expect(byId.get('maintenance_banner')).toMatchObject({ action: 'delete', status: 'committed' });
+    expect(byId.get('search_holdout')).toMatchObject({ action: 'delete', status: 'written' });
+    // AI configs have no delete in the console: that one fails, and nothing depends on it.
+    expect(byId.get('support_bot')).toMatchObject({ action: 'delete', status: 'failed' });
+    expect(report.ok).toBe(false);
+  });
+});
+
+describe('applyRepo failures', () => {
+  it('blocks only the dependents of a failed entity, and says which', async () => {
+    const other = createTestConsole();
+    const url = await other.app.listen({ port: 0, host: '127.0.0.1' });
+    const repo = await mkdtemp(join(tmpdir(), 'flagops-apply-fail-'));
+    await cp(EXAMPLE, repo, { recursive: true });
+    try {
+      // This approver is not among new_checkout's allowed reviewers: that review can't be approved.
+      const report = await applyRepo({
+        desired: new FsRepoReader(repo),
+        client: new ConsoleClient({ baseUrl: url, apiKey: other.keyFor('flagops@ci.example.com', 'member') }),
+        approver: new ConsoleClient({ baseUrl: url, apiKey: other.keyFor('someone@example.com', 'member') }),
+      });
+      const byId = new Map(report.outcomes.map((o) => [o.id, o]));
+      expect(byId.get('new_checkout')).toMatchObject({ status: 'failed', message: expect.stringMatching(/allowed reviewers/) });
+      expect(byId.get('checkout_copy')).toMatchObject({ status: 'blocked', message: 'blocked by gates/new_checkout' });
+      expect(byId.get('dark_mode')).toMatchObject({ status: 'committed' });
+      expect(report.outcomes.filter((o) => o.status === 'blocked').every((o) => /new_checkout|button_color_test/.test(o.message))).toBe(true);
+      expect(report.ok).toBe(false);
+      expect(report.replan.changes.map((ch) => ch.id)).toContain('new_checkout');
+    } finally {
+      await other.close();
+      await rm(repo, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,238 @@
+import { createHash } from 'node:crypto';
+import { ENTITY_SCHEMAS, type EntitySchemaEntry } from '../../schemas/index.js';
+import { referencesOf } from '../core/cross-references.js';
+import type { Plan, PlanChange } from '../core/plan.js';
+import type { RepoEntity } from '../core/repo-entity.js';
+import { ConflictError, DomainError, InputError } from '../errors.js';
+import type { RepoReader } from '../source/repo-reader.js';
+import type { ConsoleClient, JsonObject } from './console-client.js';
+import { planAgainstConsole } from './plan-service.js';
+
+/** Kinds the console changes through reviews; the others are written directly. */
+const REVIEWED = new Set(['gates', 'dynamic_configs', 'segments', 'experiments']);
+
+export type OutcomeStatus = 'committed' | 'written' | 'adopted' | 'reported' | 'failed' | 'blocked' | 'waiting';
+
+export interface EntityOutcome {
+  kind: string;
+  id: string;
+  action: PlanChange['action'];
+  status: OutcomeStatus;
+  /** Review the change went through, for reviewed kinds. */
+  reviewID?: string;
+  message: string;
+}
+
+export type ApplyEvent =
+  | { type: 'plan'; plan: Plan; hash: string }
+  | { type: 'outcome'; outcome: EntityOutcome; done: number; total: number }
+  | { type: 'waiting'; kind: string; id: string; reviewID: string; on: string };
+
+export interface ApplyInput {
+  desired: RepoReader;
+  desiredLabel?: string;
+  /** Submits and commits; never a bypass. */
+  client: ConsoleClient;
+  /** A second user's key that approves the submitted reviews; without it apply waits for humans. */
+  approver?: ConsoleClient;
+  prune?: boolean;
+  /** Deletes above prune.maxDeletes are refused unless forced. */
+  force?: boolean;
+  /** Git commit the repository is at, recorded in every review's description. */
+  commit?: string;
+  /** Rewrites an entity file from the live state (drift policy adopt). */
+  adopt?: (change: PlanChange, live: JsonObject) => Promise<void>;
+  onEvent?: (event: ApplyEvent) => void;
+  pollIntervalMs?: number;
+  /** How long to wait for approvals and validations before giving up on a review. */
+  waitTimeoutMs?: number;
+  concurrency?: number;
+  sleep?: (ms: number) => Promise<void>;
+  clock?: () => number;
+}
+
+export interface ApplyReport {
+  plan: Plan;
+  planHash: string;
+  outcomes: EntityOutcome[];
+  /** The plan after applying: empty when everything was applied. */
+  replan: Plan;
+  ok: boolean;
+}
+
+const entryOf = (folder: string): EntitySchemaEntry => {
+  const entry = ENTITY_SCHEMAS.find((e) => e.folder === folder);
+  if (!entry) throw new InputError(`Unknown kind '${folder}'.`);
+  return entry;
+};
+
+/** A plan's identity: the same changes give the same hash, whatever the order they were listed in. */
+export function planHash(plan: Plan): string {
+  const canonical = JSON.stringify(plan.changes.map((c) => [c.kind, c.id, c.action, c.fields]));
+  return createHash('sha256').update(canonical).digest('hex').slice(0, 12);
+}
+
+/** `rules[name=ramp].passPercentage` → `rules`. */
+function topLevelKey(path: string): string {
+  return /^[^.[]+/.exec(path)?.[0] ?? path;
+}
+
+/**
+ * Turns the plan into console changes: reviews for gates, dynamic configs, segments and experiments
+ * (approved by a second key or by humans, committed, followed through pre-commit validation), direct
+ * writes for the other kinds. Creates go in dependency order, deletes in reverse; a failed entity
+ * blocks only the entities that refer to it. Afterwards the repository is planned again.
+ */
+export async function applyRepo(input: ApplyInput): Promise<ApplyReport> {
+  const sleep = input.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const clock = input.clock ?? Date.now;
+  const { plan, repo } = await planAgainstConsole({ desired: input.desired, client: input.client, prune: input.prune, desiredLabel: input.desiredLabel });
+  const hash = planHash(plan);
+  input.onEvent?.({ type: 'plan', plan, hash });
+  const maxDeletes = repo.config.prune.maxDeletes;
+  if (plan.summary.delete > maxDeletes && !input.force) {
+    throw new ConflictError(`Refusing to delete ${plan.summary.delete} entities: more than prune.maxDeletes (${maxDeletes}). Check the plan, then re-run with --force.`);
+  }
+  const managedTag = repo.config.prune.managedTag;
+  const files = new Map(repo.entities.map((e) => [`${e.folder}/${e.id}`, e]));
+  const description = (change: PlanChange): string =>
+    `flagops apply: ${change.action} ${change.kind}/${change.id} (plan ${hash}${input.commit ? `, commit ${input.commit}` : ''})`;
+
+  const outcomes = new Map<string, EntityOutcome>();
+  const failed = new Set<string>();
+  const total = plan.changes.length;
+  const record = (outcome: EntityOutcome): void => {
+    outcomes.set(`${outcome.kind}/${outcome.id}`, outcome);
+    if (outcome.status === 'failed' || outcome.status === 'blocked' || outcome.status === 'waiting') failed.add(`${outcome.kind}/${outcome.id}`);
+    input.onEvent?.({ type: 'outcome', outcome, done: outcomes.size, total });
+  };
+
+  const bodyFor = (entry: EntitySchemaEntry, entity: RepoEntity, keys: string[] | 'all'): JsonObject => {
+    const body: JsonObject = {};
+    const wanted = keys === 'all' ? Object.keys(entity.data) : keys;
+    for (const key of wanted) {
+      if (key in entity.data) body[key] = entity.data[key];
+      else if (`${key}Json5` in entity.data) body[`${key}Json5`] = entity.data[`${key}Json5`];
+      else if (key in entry.defaults) body[key] = entry.defaults[key];
+    }
+    // Entities apply writes carry the managed tag, so prune and drift know them; plans ignore it.
+    if ('tags' in entry.defaults) {
+      const tags = Array.isArray(entity.data['tags']) ? (entity.data['tags'] as string[]) : [];
+      body['tags'] = tags.includes(managedTag) ? tags : [...tags, managedTag];
+    }
+    return body;
+  };
+
+  const waitForReview = async (path: string, change: PlanChange, reviewID: string, until: (status: string) => boolean, on: string): Promise<JsonObject> => {
+    const deadline = clock() + (input.waitTimeoutMs ?? 30 * 60_000);
+    let announced = false;
+    for (;;) {
+      const review = (await input.client.request('GET', `${path}/reviews/${encodeURIComponent(reviewID)}`)).data ?? {};
+      if (until(String(review['status']))) return review;
+      if (!announced) {
+        input.onEvent?.({ type: 'waiting', kind: change.kind, id: change.id, reviewID, on });
+        announced = true;
+      }
+      if (clock() > deadline) return review;
+      await sleep(input.pollIntervalMs ?? 250);
+    }
+  };
+
+  const viaReview = async (entry: EntitySchemaEntry, change: PlanChange, entity: RepoEntity | undefined): Promise<EntityOutcome> => {
+    const path = `/console/v1/${entry.folder}/${encodeURIComponent(change.id)}`;
+    const submit: JsonObject = { description: description(change) };
+    if (change.action === 'create') Object.assign(submit, { action: 'create', change: bodyFor(entry, entity!, 'all') });
+    else if (change.action === 'delete') submit['action'] = 'delete';
+    else submit['change'] = bodyFor(entry, entity!, [...new Set(change.fields.map((f) => topLevelKey(f.path)))]);
+    let review = (await input.client.request('POST', `${path}/reviews`, submit)).data ?? {};
+    const reviewID = String(review['reviewID']);
+    const base = { kind: change.kind, id: change.id, action: change.action, reviewID };
+
+    if (input.approver) review = (await input.approver.request('PUT', `${path}/reviews/${reviewID}/approve`, { comment: `flagops apply plan ${hash}` })).data ?? {};
+    else review = await waitForReview(path, change, reviewID, (s) => s !== 'pending', 'approval by a reviewer with approve_reviews');
+    const status = (): string => String(review['status']);
+    if (status() === 'pending') return { ...base, status: 'waiting', message: `review ${reviewID} still waits for approval` };
+    if (status() !== 'approved') return { ...base, status: 'failed', message: `review ${reviewID} was ${status()}` };
+
+    review = (await input.client.request('PUT', `${path}/reviews/${reviewID}/commit`, {})).data ?? {};
+    if (status() === 'pending_webhook_validation') {
+      review = await waitForReview(path, change, reviewID, (s) => s !== 'pending_webhook_validation', 'pre-commit webhook validation');
+      if (status() === 'approved_webhook_validation') review = (await input.client.request('PUT', `${path}/reviews/${reviewID}/commit`, {})).data ?? {};
+    }
+    const validation = review['validation'] as { message?: string | null } | undefined;
+    const said = validation?.message ? `: ${validation.message}` : '';
+    if (status() === 'committed') return { ...base, status: 'committed', message: `committed through review ${reviewID}${said}` };
+    if (status() === 'pending_webhook_validation') return { ...base, status: 'waiting', message: `review ${reviewID} still pending validation${said}` };
+    return { ...base, status: 'failed', message: `review ${reviewID} ended ${status()}${said}` };
+  };
+
+  const direct = async (entry: EntitySchemaEntry, change: PlanChange, entity: RepoEntity | undefined): Promise<EntityOutcome> => {
+    const base = { kind: change.kind, id: change.id, action: change.action };
+    if (change.action === 'create') await input.client.createEntity(entry, bodyFor(entry, entity!, 'all'));
+    else if (change.action === 'delete') await input.client.deleteEntity(entry, change.id);
+    else await input.client.patchEntity(entry, change.id, bodyFor(entry, entity!, [...new Set(change.fields.map((f) => topLevelKey(f.path)))]));
+    return { ...base, status: 'written', message: `written directly (${entry.folder} are not reviewed)` };
+  };
+
+  const run = async (change: PlanChange): Promise<void> => {
+    const key = `${change.kind}/${change.id}`;
+    const entity = files.get(key);
+    const blockers = change.action === 'delete' ? dependentsOf(change, plan, failed) : referencesOf(entity?.data ?? {}).map((r) => `${r.folder}/${r.id}`).filter((r) => failed.has(r));
+    if (blockers.length > 0) {
+      record({ kind: change.kind, id: change.id, action: change.action, status: 'blocked', message: `blocked by ${[...new Set(blockers)].join(', ')}` });
+      return;
+    }
+    const entry = entryOf(change.kind);
+    try {
+      if (change.action === 'drift') {
+        const policy = change.drift?.policy ?? 'detect';
+        if (policy === 'detect') return record({ kind: change.kind, id: change.id, action: 'drift', status: 'reported', message: 'edited in the console outside git (drift policy detect: left as is)' });
+        if (policy === 'adopt') {
+          if (!input.adopt) throw new InputError('Drift policy adopt needs a working tree to rewrite.');
+          await input.adopt(change, await input.client.getEntity(entry, change.id));
+          return record({ kind: change.kind, id: change.id, action: 'drift', status: 'adopted', message: `${change.file ?? key} rewritten from the console; review and commit it` });
+        }
+      }
+      record(REVIEWED.has(change.kind) ? await viaReview(entry, change, entity) : await direct(entry, change, entity));
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      record({ kind: change.kind, id: change.id, action: change.action, status: 'failed', message: error.message });
+    }
+  };
+
+  // Creates and updates kind by kind in dependency order; deletes afterwards, in reverse order.
+  const writes = plan.changes.filter((c) => c.action !== 'delete');
+  const deletes = plan.changes.filter((c) => c.action === 'delete');
+  for (const entry of ENTITY_SCHEMAS) await runAll(writes.filter((c) => c.kind === entry.folder), run, input.concurrency ?? 8);
+  for (const entry of [...ENTITY_SCHEMAS].reverse()) await runAll(deletes.filter((c) => c.kind === entry.folder), run, input.concurrency ?? 8);
+
+  const { plan: replan } = await planAgainstConsole({ desired: input.desired, client: input.client, prune: input.prune, desiredLabel: input.desiredLabel });
+  const list = plan.changes.map((c) => outcomes.get(`${c.kind}/${c.id}`)!).filter(Boolean);
+  const settled = list.every((o) => o.status === 'committed' || o.status === 'written' || o.status === 'reported' || o.status === 'adopted');
+  const onlyReported = replan.changes.every((c) => c.action === 'drift' && list.some((o) => o.kind === c.kind && o.id === c.id && (o.status === 'reported' || o.status === 'adopted')));
+  return { plan, planHash: hash, outcomes: list, replan, ok: settled && onlyReported };
+}
+
+/**
+ * Deletes run after the deletes of what refers to them (reverse dependency order): a dependent whose
+ * delete failed still refers to this entity, so this delete is blocked. Its references are read from
+ * the plan's old values.
+ */
+function dependentsOf(change: PlanChange, plan: Plan, failed: ReadonlySet<string>): string[] {
+  const target = `${change.kind}/${change.id}`;
+  return plan.changes
+    .filter((c) => c.action === 'delete' && failed.has(`${c.kind}/${c.id}`))
+    .filter((c) => referencesOf(Object.fromEntries(c.fields.map((f) => [f.path, f.old]))).some((r) => `${r.folder}/${r.id}` === target))
+    .map((c) => `${c.kind}/${c.id}`);
+}
+
+async function runAll<T>(items: readonly T[], fn: (item: T) => Promise<void>, concurrency: number): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const item = items[next++]!;
+      await fn(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+}
