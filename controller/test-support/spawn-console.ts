@@ -5,8 +5,10 @@ export const BIN = fileURLToPath(new URL('../../bin/flagops.js', import.meta.url
 
 export interface SpawnedConsole {
   url: string;
+  /** The bootstrap key the console was started with ('' with `withoutBootstrapKey`). */
   key: string;
   child: ChildProcess;
+  stdout: () => string;
   stderr: () => string;
   /** Sends SIGTERM and resolves with the exit code. */
   stop(): Promise<number | null>;
@@ -16,10 +18,12 @@ export interface SpawnedConsole {
  * Starts `flagops serve --port 0` as a child process (the compiled CLI: `npm run build` first, which
  * `npm test` does) and resolves once it prints its ready line.
  */
-export function spawnConsole(options: { db: string; key?: string; args?: string[]; env?: Record<string, string> }): Promise<SpawnedConsole> {
-  const key = options.key ?? 'console-e2e-admin-key';
+export function spawnConsole(options: { db: string; key?: string; withoutBootstrapKey?: boolean; args?: string[]; env?: Record<string, string> }): Promise<SpawnedConsole> {
+  const key = options.withoutBootstrapKey ? '' : (options.key ?? 'console-e2e-admin-key');
+  const env: Record<string, string | undefined> = { ...process.env, ...options.env, FLAGOPS_BOOTSTRAP_KEY: key };
+  if (options.withoutBootstrapKey) delete env['FLAGOPS_BOOTSTRAP_KEY'];
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', options.db, ...(options.args ?? [])], {
-    env: { ...process.env, ...options.env, FLAGOPS_BOOTSTRAP_KEY: key },
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -38,6 +42,7 @@ export function spawnConsole(options: { db: string; key?: string; args?: string[
         url: match[1],
         key,
         child,
+        stdout: () => out,
         stderr: () => err,
         stop: () =>
           new Promise((done) => {
