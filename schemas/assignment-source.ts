@@ -35,7 +35,7 @@ const fields = {
   groupNameColumn: NullableStringSchema.describe('Optional column holding the group name.'),
   idTypeMapping: z.array(IdTypeMappingSchema).min(1, 'must map at least one unit ID type').describe('Maps unit ID types to columns.'),
   isReadOnly: z.boolean().describe('True means editable only through this API.'),
-  owner: OwnerSchema.nullable(),
+  owner: OwnerSchema.nullable().describe('Owner of the entity; may be absent.'),
   team: NullableStringSchema.describe('Team responsible (Enterprise).'),
   teamID: NullableStringSchema.describe('Team id (Enterprise).'),
   scheduledReloadHour: ScheduledReloadHourSchema,

@@ -94,14 +94,16 @@ const AssignmentSourceFilterSchema = z.strictObject({
 
 const SprtMdeSettingSchema = z.strictObject({
   metricKey: nonEmpty('Metric key.'),
-  groupSettings: z.array(
-    z.strictObject({
-      groupKey: nonEmpty('Group key.'),
-      mde: z.number().describe('Minimum detectable effect.'),
-      mean: z.number().describe('Mean.'),
-      stdDev: z.number().describe('Standard deviation.'),
-    }),
-  ),
+  groupSettings: z
+    .array(
+      z.strictObject({
+        groupKey: nonEmpty('Group key.'),
+        mde: z.number().describe('Minimum detectable effect.'),
+        mean: z.number().describe('Mean.'),
+        stdDev: z.number().describe('Standard deviation.'),
+      }),
+    )
+    .describe('Settings per group.'),
 });
 
 const NamedSourceSchema = z.strictObject({ name: nonEmpty('Dimension name.'), propertySource: nonEmpty('Entity property source.') });
@@ -207,7 +209,7 @@ const fields = {
   externalEvents: z.array(ExternalEventSchema).describe('External events marked on results.'),
   summarySections: z.array(SummarySectionSchema).describe('Summary sections.'),
   reviewSettings: ReviewSettingsSchema,
-  owner: OwnerSchema.nullable(),
+  owner: OwnerSchema.nullable().describe('Owner of the entity; may be absent.'),
   team: nullableText('Team name (Enterprise).'),
   teamID: nullableText('Team id (Enterprise).'),
   creatorID: nullableText('Creator id.'),

@@ -25,7 +25,7 @@ const fields = {
   tags: TagsSchema,
   creatorID: NullableStringSchema.describe('Creator id.'),
   creatorEmail: NullableStringSchema.describe('Creator e-mail.'),
-  owner: OwnerSchema.nullable(),
+  owner: OwnerSchema.nullable().describe('Owner of the entity; may be absent.'),
 };
 
 export const PromptWritableSchema = z.strictObject(fields);

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { describeSchemaCases, undescribedProperties } from '../controller/test-support/schema-cases.js';
+import { REMOVE } from '../controller/test-support/validation-table.js';
+import { LAYER_DEFAULTS, LayerCreateSchema, LayerSchema, LayerUpdateSchema, LayerWritableSchema } from './layer.js';
+
+const base = {
+  id: 'main_layer',
+  name: 'Main Layer',
+  description: 'd',
+  idType: 'userID',
+  parameters: [
+    { name: 'color', type: 'string', defaultValue: 'red' },
+    { name: 'config', type: 'object', defaultValue: { a: 1 } },
+    { name: 'list', type: 'array', defaultValue: [1, 'a'] },
+  ],
+  targetApps: ['web'],
+  tags: ['t'],
+  team: null,
+  teamID: null,
+};
+
+describeSchemaCases('LayerCreateSchema', LayerCreateSchema, base, [
+  { label: 'no name', path: 'name', value: REMOVE, property: 'name' },
+  { label: 'name of 101 characters', path: 'name', value: 'x'.repeat(101), property: 'name' },
+  { label: 'description of 1001 characters', path: 'description', value: 'x'.repeat(1001), property: 'description' },
+  { label: 'parameter type date', path: 'parameters.0.type', value: 'date', property: 'parameters[0].type' },
+  { label: 'parameter without a name', path: 'parameters.0.name', value: REMOVE, property: 'parameters[0].name' },
+  { label: 'parameter default null', path: 'parameters.0.defaultValue', value: null, property: 'parameters[0].defaultValue' },
+  { label: 'server-managed isImplicitLayer', path: 'isImplicitLayer', value: false, property: 'isImplicitLayer' },
+]);
+
+const { id: _id, name: _name, ...full } = base;
+describeSchemaCases('LayerUpdateSchema', LayerUpdateSchema, full, [
+  { label: 'no parameters', path: 'parameters', value: REMOVE, property: 'parameters' },
+  { label: 'no description', path: 'description', value: REMOVE, property: 'description' },
+]);
+
+describe('layer schemas', () => {
+  it('the defaults cover every writable field but name; every writable field is in the response; all described', () => {
+    expect(Object.keys(LAYER_DEFAULTS).sort()).toEqual(Object.keys(LayerWritableSchema.shape).filter((k) => k !== 'name').sort());
+    expect(LayerWritableSchema.safeParse({ ...LAYER_DEFAULTS, name: 'abc' }).error).toBeUndefined();
+    expect(Object.keys(LayerWritableSchema.shape).filter((k) => !(k in LayerSchema.shape))).toEqual([]);
+    expect(undescribedProperties(LayerCreateSchema)).toEqual([]);
+  });
+});
