@@ -12,7 +12,7 @@ import {
   AssignmentSourceWritableSchema,
 } from './assignment-source.js';
 
-const base = { ...SOURCE_BODY, scheduledReloadHour: 23, groupNameColumn: 'name', isVerified: true, isReadOnly: false };
+const base: Record<string, unknown> = { ...SOURCE_BODY, scheduledReloadHour: 23, groupNameColumn: 'name', isVerified: true, isReadOnly: false };
 
 describeSchemaCases('AssignmentSourceCreateSchema (files)', AssignmentSourceCreateSchema, base, [
   { label: 'no name', path: 'name', value: REMOVE, property: 'name' },
