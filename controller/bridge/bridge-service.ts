@@ -1,4 +1,5 @@
 import { policyViolations, type BridgePolicies } from '../core/bridge-policies.js';
+import { UpstreamError } from '../errors.js';
 
 /** The pre-commit webhook payload of the spec ("Events"). */
 export interface PrecommitPayload {
@@ -23,6 +24,8 @@ export interface DesiredState {
   path: string;
   /** The file's entity, or undefined when the repository does not declare it. */
   entity: Record<string, unknown> | undefined;
+  /** The bridge policies of flagops.yaml at the same commit, when the repository has one. */
+  policies?: BridgePolicies;
 }
 
 export interface DesiredStateSource {
@@ -106,6 +109,7 @@ export class BridgeService {
     try {
       state = await deps.source.read(folder, id);
     } catch (error) {
+      if (!(error instanceof UpstreamError)) return reject(`the repository's file for ${folder}/${id} is invalid: ${describe(error)}`);
       const reason = `could not read the git repository: ${(error as Error).message}`;
       return deps.failOpen ? { validated: true, message: `Approved without a git check (failOpen): ${reason}`, debugLinks: [] } : reject(reason);
     }
@@ -114,7 +118,7 @@ export class BridgeService {
     const proposed = payload.new_config !== undefined ? payload.new_config : payload.new_experiment;
     const old = payload.old_config !== undefined ? payload.old_config : payload.old_experiment;
 
-    const violations = policyViolations({ folder, id, changeType: payload.type, oldConfig: old ?? null, newConfig: proposed ?? null }, deps.policies(), deps.clock());
+    const violations = policyViolations({ folder, id, changeType: payload.type, oldConfig: old ?? null, newConfig: proposed ?? null }, state.policies ?? deps.policies(), deps.clock());
     if (violations.length > 0) return { validated: false, message: `Rejected by policy: ${violations.join(' ')}`, debugLinks: links };
 
     if (proposed === null) {
@@ -136,6 +140,11 @@ export class BridgeService {
     }
     return { validated: true, message: `Approved: matches ${at}.`, debugLinks: links };
   }
+}
+
+function describe(error: unknown): string {
+  const fields = (error as { errors?: { property: string; errorMessage: string }[] }).errors ?? [];
+  return [(error as Error).message, ...fields.map((f) => `${f.property} ${f.errorMessage}`)].join('; ');
 }
 
 function reject(reason: string): Verdict {

@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import { simpleGit, type SimpleGit } from 'simple-git';
 import { UpstreamError } from '../errors.js';
+import type { BridgePolicies } from '../core/bridge-policies.js';
 import type { DesiredState, DesiredStateSource } from './bridge-service.js';
 
 export interface GitDesiredStateOptions {
@@ -11,6 +12,8 @@ export interface GitDesiredStateOptions {
   subdir?: string;
   /** Parses an entity file's text (YAML with JSON5 blocks) into the entity's fields. */
   parse: (text: string, path: string) => Record<string, unknown>;
+  /** Reads the bridge policies from flagops.yaml's text at the same commit. */
+  parsePolicies?: (text: string) => BridgePolicies;
   /** Fetch the branch from `origin` before reading, when the clone has that remote. */
   fetch?: boolean;
   /** Fetches are shared by decisions arriving within this window (ms). */
@@ -51,19 +54,26 @@ export class GitDesiredState implements DesiredStateSource {
     } catch (error) {
       throw new UpstreamError(`git: cannot resolve branch '${this.options.branch}': ${(error as Error).message.trim()}`);
     }
+    const configText = this.options.parsePolicies ? await this.show(commit, posix.join(this.options.subdir ?? '', 'flagops.yaml')) : undefined;
+    const policies = configText !== undefined && this.options.parsePolicies ? this.options.parsePolicies(configText) : undefined;
     const base = posix.join(this.options.subdir ?? '', folder);
     for (const ext of ['yaml', 'yml']) {
       const path = posix.join(base, `${id}.${ext}`);
-      let text: string;
-      try {
-        text = await this.git.show([`${commit}:${path}`]);
-      } catch (error) {
-        const message = (error as Error).message;
-        if (/does not exist|exists on disk, but not in|path .* not in/i.test(message)) continue;
-        throw new UpstreamError(`git: cannot read ${path} at ${commit.slice(0, 12)}: ${message.trim()}`);
-      }
-      return { branch: this.options.branch, commit, path, entity: this.options.parse(text, path) };
+      const text = await this.show(commit, path);
+      if (text === undefined) continue;
+      return { branch: this.options.branch, commit, path, entity: this.options.parse(text, path), policies };
     }
-    return { branch: this.options.branch, commit, path: posix.join(base, `${id}.yaml`), entity: undefined };
+    return { branch: this.options.branch, commit, path: posix.join(base, `${id}.yaml`), entity: undefined, policies };
+  }
+
+  /** A file's text at a commit, or undefined when the commit has no such file. */
+  private async show(commit: string, path: string): Promise<string | undefined> {
+    try {
+      return await this.git.show([`${commit}:${path}`]);
+    } catch (error) {
+      const message = (error as Error).message;
+      if (/does not exist|exists on disk, but not in|path .* not in/i.test(message)) return undefined;
+      throw new UpstreamError(`git: cannot read ${path} at ${commit.slice(0, 12)}: ${message.trim()}`);
+    }
   }
 }

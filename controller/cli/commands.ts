@@ -1,4 +1,5 @@
 import { applyCommand } from './apply-command.js';
+import { bridgeCommand } from './bridge-command.js';
 import type { Command } from './command.js';
 import { exportCommand } from './export-command.js';
 import { keysCommand } from './keys-command.js';
@@ -7,4 +8,4 @@ import { serveCommand } from './serve-command.js';
 import { validateCommand } from './validate-command.js';
 
 /** Every CLI command, in the order `flagops --help` lists them. */
-export const COMMANDS: readonly Command[] = [serveCommand, keysCommand, validateCommand, planCommand, applyCommand, exportCommand];
+export const COMMANDS: readonly Command[] = [serveCommand, keysCommand, validateCommand, planCommand, applyCommand, exportCommand, bridgeCommand];

@@ -95,6 +95,22 @@ function isManaged(data: JsonObject, tag: string): boolean {
   return Array.isArray(data['tags']) && data['tags'].includes(tag);
 }
 
+/** A file's entity in the canonical form plans compare. */
+export function desiredCanonical(entry: EntitySchemaEntry, data: JsonObject, managedTag: string): JsonObject {
+  return withoutTag(normalizeEntity(entry, data), managedTag);
+}
+
+/** A live entity (console read, or another ref's file) in the canonical form, aligned with the desired one. */
+export function liveCanonical(entry: EntitySchemaEntry, data: JsonObject, want: JsonObject, source: LiveState['source'], managedTag: string): JsonObject {
+  return withoutTag(source === 'console' ? normalizeLive(entry, data, want) : normalizeEntity(entry, data), managedTag);
+}
+
+/** Where a console entity differs from what its file declares (empty: they match). */
+export function differencesFromFile(entry: EntitySchemaEntry, fileData: JsonObject, consoleData: JsonObject, managedTag: string): FieldChange[] {
+  const want = desiredCanonical(entry, fileData, managedTag);
+  return diffEntities(liveCanonical(entry, consoleData, want, 'console', managedTag), want);
+}
+
 export function buildPlan(desiredLabel: string, desired: readonly RepoEntity[], live: LiveState, options: PlanOptions): Plan {
   const summary: PlanSummary = { create: 0, update: 0, delete: 0, drift: 0, unchanged: 0, untracked: 0 };
   const changes: PlanChange[] = [];
@@ -104,15 +120,14 @@ export function buildPlan(desiredLabel: string, desired: readonly RepoEntity[], 
     for (const entity of desired) {
       if (entity.folder !== entry.folder) continue;
       declared.add(entity.id);
-      const want = withoutTag(normalizeEntity(entry, entity.data), options.prune.managedTag);
+      const want = desiredCanonical(entry, entity.data, options.prune.managedTag);
       const current = liveById.get(entity.id);
       if (!current) {
         summary.create++;
         changes.push({ kind: entry.folder, id: entity.id, action: 'create', file: entity.file, fields: wholeEntityFields(entry, want, 'new') });
         continue;
       }
-      const have = withoutTag(live.source === 'console' ? normalizeLive(entry, current.data, want) : normalizeEntity(entry, current.data), options.prune.managedTag);
-      const fields = diffEntities(have, want);
+      const fields = diffEntities(liveCanonical(entry, current.data, want, live.source, options.prune.managedTag), want);
       const modifier = typeof current.data['lastModifierEmail'] === 'string' ? current.data['lastModifierEmail'] : null;
       if (fields.length === 0) summary.unchanged++;
       else if (live.source === 'console' && options.drift && isManaged(current.data, options.prune.managedTag) && modifier !== options.drift.identity) {

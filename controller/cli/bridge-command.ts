@@ -1,0 +1,68 @@
+import { resolve } from 'node:path';
+import { createBridge } from '../bridge/create-bridge.js';
+import { apiKeyFromEnv } from '../config.js';
+import { InputError } from '../errors.js';
+import { FsRepoReader } from '../source/fs-repo-reader.js';
+import { readRepoConfig } from '../source/load-repo.js';
+import { booleanOption, stringOption, type Command } from './command.js';
+import { intOption, stderrLogger } from './cli-helpers.js';
+import { consoleClientFor } from './reconcile-options.js';
+
+export const bridgeCommand: Command = {
+  name: 'bridge',
+  summary: "Receive the console's pre-commit webhook and approve only changes that match git",
+  usage: `Usage: flagops bridge [--repo DIR] [--subdir PATH] [--branch main] [--host 127.0.0.1] [--port 8787]
+                      [--console URL] [--webhook-key-env FLAGOPS_WEBHOOK_KEY] [--fail-open]
+                      [--debug-link-template URL]
+
+  Serves POST /webhook. Each delivery must carry x-service-webhook-key equal to the variable
+  --webhook-key-env names (401 otherwise). The bridge sends a progress message, fetches --branch of the
+  git clone in --repo (from origin when it has one), and approves the change through
+  /console/v1/change_validation only when the proposed config equals the entity's file at that commit and
+  passes flagops.yaml's bridge policies (protected entities, max pass-percentage step, freeze windows)
+  at the same commit. A git failure rejects, unless --fail-open. The console key comes from the
+  variable flagops.yaml console.apiKeyEnv names (it needs validate_changes).
+  Prints "flagops bridge listening on http://HOST:PORT" when ready.`,
+  options: {
+    repo: { type: 'string', default: '.' },
+    subdir: { type: 'string', default: '' },
+    branch: { type: 'string', default: 'main' },
+    host: { type: 'string', default: '127.0.0.1' },
+    port: { type: 'string', default: '8787' },
+    console: { type: 'string' },
+    'webhook-key-env': { type: 'string', default: 'FLAGOPS_WEBHOOK_KEY' },
+    'fail-open': { type: 'boolean' },
+    'debug-link-template': { type: 'string' },
+    'log-level': { type: 'string', default: 'warn' },
+  },
+  async run(args, io) {
+    const repoDir = resolve(io.cwd, stringOption(args, 'repo') ?? '.');
+    const subdir = stringOption(args, 'subdir') ?? '';
+    const config = await readRepoConfig(new FsRepoReader(resolve(repoDir, subdir)));
+    const keyEnv = stringOption(args, 'webhook-key-env') ?? 'FLAGOPS_WEBHOOK_KEY';
+    const webhookKey = apiKeyFromEnv(io.env, keyEnv);
+    if (webhookKey === undefined) throw new InputError(`No webhook key: set ${keyEnv}.`, [{ property: keyEnv, errorMessage: 'is not set' }]);
+    const port = intOption(args, 'port', 0, 65535);
+    const host = stringOption(args, 'host') ?? '127.0.0.1';
+    const { app } = createBridge({
+      repoDir,
+      subdir,
+      branch: stringOption(args, 'branch') ?? 'main',
+      console: consoleClientFor(args, io, config),
+      webhookKey,
+      failOpen: booleanOption(args, 'fail-open'),
+      debugLinkTemplate: stringOption(args, 'debug-link-template'),
+      managedTag: config.prune.managedTag,
+      logger: stderrLogger(io, stringOption(args, 'log-level') ?? 'warn'),
+      log: (line) => io.stderr(`bridge: ${line}\n`),
+    });
+    const address = new URL(await app.listen({ host, port }));
+    io.stdout(`flagops bridge listening on http://${host}:${address.port}\n`);
+    await new Promise<void>((done) => {
+      if (io.signal.aborted) done();
+      io.signal.addEventListener('abort', () => done(), { once: true });
+    });
+    await app.close();
+    return 0;
+  },
+};
