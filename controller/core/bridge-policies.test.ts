@@ -21,10 +21,11 @@ describe('policyViolations', () => {
     expect(policyViolations(change(), { protectedEntities: ['checkout'] }, monday)).toHaveLength(1);
   });
 
-  it('refuses a pass-percentage step above the limit, counting new rules from 0', () => {
+  it('refuses a pass-percentage step above the limit, counting new rules from 0, not for creates', () => {
     expect(policyViolations(change(), { maxPassPercentageStep: 5 }, monday)[0]).toMatch(/10 → 20/);
     const added = change({ newConfig: { rules: [{ name: 'fresh', passPercentage: 50 }] } });
     expect(policyViolations(added, { maxPassPercentageStep: 25 }, monday)[0]).toMatch(/'fresh'.*0 → 50/);
+    expect(policyViolations(change({ oldConfig: null }), { maxPassPercentageStep: 5 }, monday)).toEqual([]);
     const lowered = change({ newConfig: { rules: [{ name: 'ramp', passPercentage: 0 }] } });
     expect(policyViolations(lowered, { maxPassPercentageStep: 1 }, monday)).toEqual([]);
   });

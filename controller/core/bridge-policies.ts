@@ -58,7 +58,8 @@ export function policyViolations(change: ProposedChange, policies: BridgePolicie
   const freeze = activeFreeze(policies.freezeWindows ?? [], now);
   if (freeze) violations.push(`a freeze window is active${freeze.reason ? ` (${freeze.reason})` : ''}.`);
   const step = policies.maxPassPercentageStep;
-  if (step !== undefined && change.newConfig) {
+  // A create has no step to measure: the policy limits how fast an existing rollout moves.
+  if (step !== undefined && change.oldConfig && change.newConfig) {
     const before = rulePercentages(change.oldConfig);
     for (const [name, after] of rulePercentages(change.newConfig)) {
       const from = before.get(name) ?? 0;
