@@ -1,9 +1,8 @@
 /**
  * Puts the desired state (a file) and the live state (a console read) into one canonical form, so
- * that an entity nobody changed compares equal: defaults filled, server fields dropped, JSON values
- * derived from their JSON5 twins, rule ids the file doesn't set ignored, keys in schema order.
+ * that an entity nobody changed compares equal: defaults filled, server fields dropped, values their
+ * JSON5 twins carry left to the twin, rule ids the file doesn't set ignored, keys in schema order.
  */
-import JSON5 from 'json5';
 import { entityFileKeys, entityFileSchema } from '../../schemas/entity-file.js';
 import type { EntitySchemaEntry } from '../../schemas/index.js';
 import { jsonEqual } from './json-equal.js';
@@ -15,8 +14,6 @@ export const STAMPED_WHEN_UNSET = ['creatorID', 'creatorEmail'] as const;
 export const GENERATED_ITEM_FIELDS = ['id', 'baseID'] as const;
 
 const JSON5_SUFFIX = 'Json5';
-/** Plain twins that hold JSON text rather than a JSON value. */
-const TEXT_TWINS = new Set(['schema']);
 
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -66,22 +63,15 @@ function mapContainers(value: unknown, fn: (object: JsonObject) => JsonObject): 
   return fn(out);
 }
 
-/** Fills `x` from `xJson5` wherever only the JSON5 form is given, as the console does on write. */
-export function deriveJsonTwins(value: unknown): unknown {
+/**
+ * Drops a value wherever its JSON5 twin carries it (`defaultValue` beside `defaultValueJson5`): the
+ * console derives the plain value from the JSON5 text, so the text is what a file and a read share.
+ */
+export function withoutDerivedTwins(value: unknown): unknown {
   return mapContainers(value, (object) => {
-    const out = { ...object };
-    for (const [key, v] of Object.entries(object)) {
-      if (!key.endsWith(JSON5_SUFFIX) || typeof v !== 'string') continue;
-      const plain = key.slice(0, -JSON5_SUFFIX.length);
-      if (out[plain] !== undefined && out[plain] !== null) continue;
-      try {
-        const parsed: unknown = JSON5.parse(v);
-        out[plain] = TEXT_TWINS.has(plain) ? JSON.stringify(parsed) : parsed;
-      } catch {
-        // Invalid JSON5 is a validation error reported elsewhere; the twin stays unset here.
-      }
-    }
-    return out;
+    const kept: JsonObject = {};
+    for (const [key, v] of Object.entries(object)) if (typeof object[`${key}${JSON5_SUFFIX}`] !== 'string') kept[key] = v;
+    return kept;
   });
 }
 
@@ -89,12 +79,12 @@ const isEmpty = (v: unknown): boolean =>
   v === null || v === undefined || v === false || v === '' || (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0);
 
 /**
- * The canonical form of an entity, from a file's fields or a console read alike: twins derived,
- * defaults filled, only the fields a file may set (in schema order), optional fields without a
- * default dropped when empty, and the creator stamp dropped when not set.
+ * The canonical form of an entity, from a file's fields or a console read alike: defaults filled,
+ * values their JSON5 twins carry left to the twin, only the fields a file may set (in schema order),
+ * optional fields without a default dropped when empty, and the creator stamp dropped when not set.
  */
 export function normalizeEntity(entry: EntitySchemaEntry, value: JsonObject): JsonObject {
-  const filled = { ...structuredClone(entry.defaults), ...(deriveJsonTwins(value) as JsonObject) };
+  const filled = withoutDerivedTwins({ ...structuredClone(entry.defaults), ...value }) as JsonObject;
   const picked = pick(entityFileSchema(entry), filled, false) as JsonObject;
   const out: JsonObject = {};
   for (const key of entityFileKeys(entry)) {
@@ -151,12 +141,7 @@ export function normalizeLive(entry: EntitySchemaEntry, live: JsonObject, desire
  * or creator stamp, and a JSON value left out where its JSON5 twin (with comments) carries it.
  */
 export function exportable(entry: EntitySchemaEntry, live: JsonObject): JsonObject {
-  const canonical = normalizeLive(entry, live);
-  const out = mapContainers(canonical, (object) => {
-    const kept: JsonObject = {};
-    for (const [key, v] of Object.entries(object)) if (typeof object[`${key}${JSON5_SUFFIX}`] !== 'string') kept[key] = v;
-    return kept;
-  }) as JsonObject;
+  const out = normalizeLive(entry, live);
   for (const [key, v] of Object.entries(out)) {
     if (key !== entry.idField && key in entry.defaults && jsonEqual(v, entry.defaults[key])) delete out[key];
   }

@@ -152,7 +152,7 @@ export function buildPlan(desiredLabel: string, desired: readonly RepoEntity[], 
   changes.sort(compareChanges);
   const warnings: string[] = [];
   if (summary.delete > options.prune.maxDeletes) {
-    warnings.push(`${summary.delete} deletes exceed prune.maxDeletes (${options.prune.maxDeletes}): apply will refuse this plan.`);
+    warnings.push(`${summary.delete} ${summary.delete === 1 ? 'delete exceeds' : 'deletes exceed'} prune.maxDeletes (${options.prune.maxDeletes}): apply will refuse this plan.`);
   }
   return { desired: desiredLabel, live: live.label, summary, changes, warnings };
 }

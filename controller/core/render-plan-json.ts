@@ -26,6 +26,7 @@ export function planToJson(plan: Plan): Record<string, unknown> {
       action: c.action,
       file: c.file,
       fields: c.fields.map((f) => ({ path: f.path, old: f.old ?? null, new: f.new ?? null })),
+      ...(c.drift ? { drift: { policy: c.drift.policy, lastModifier: c.drift.lastModifier } } : {}),
     })),
     warnings: [...plan.warnings],
   };

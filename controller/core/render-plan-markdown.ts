@@ -41,7 +41,8 @@ function diffBody(change: PlanChange): string {
 
 function details(change: PlanChange): string {
   const count = `${change.fields.length} field${change.fields.length === 1 ? '' : 's'}`;
-  const summary = `<code>${ACTION_MARK[change.action]} ${change.kind}/${change.id}</code> ${ACTION_LABEL[change.action]}, ${count}`;
+  const who = change.drift ? ` (changed in the console${change.drift.lastModifier ? ` by ${change.drift.lastModifier}` : ''}; policy ${change.drift.policy})` : '';
+  const summary = `<code>${ACTION_MARK[change.action]} ${change.kind}/${change.id}</code> ${ACTION_LABEL[change.action]}${who}, ${count}`;
   return `<details><summary>${summary}</summary>\n\n${fence(diffBody(change))}\n\n</details>\n`;
 }
 

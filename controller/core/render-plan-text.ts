@@ -5,13 +5,18 @@ const INDENT = '    ';
 
 function changeHeader(change: PlanChange): string {
   const where = change.file !== null ? ` (${change.file})` : '';
-  const note = change.action === 'delete' ? ' will be deleted' : change.action === 'drift' ? ' drifted from what flagops applied' : '';
+  const note =
+    change.action === 'delete'
+      ? ' will be deleted'
+      : change.action === 'drift'
+        ? ` changed in the console${change.drift?.lastModifier ? ` by ${change.drift.lastModifier}` : ''}, not through git${change.drift ? ` (drift policy: ${change.drift.policy})` : ''}`
+        : '';
   return `${ACTION_MARK[change.action]} ${change.kind}/${change.id}${where}${note}`;
 }
 
 /** The terminal plan: terraform-like `+ create / ~ update / - delete / ! drift`, field by field, and a summary line. */
 export function renderPlanText(plan: Plan): string {
-  const lines: string[] = [`flagops plan: ${plan.desired} → ${plan.live}`, ''];
+  const lines: string[] = [`flagops plan: ${plan.desired} compared with ${plan.live}`, ''];
   for (const change of plan.changes) {
     lines.push(changeHeader(change));
     if (change.action !== 'delete') {

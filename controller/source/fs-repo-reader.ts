@@ -12,8 +12,12 @@ const CONCURRENCY = 64;
 export class FsRepoReader implements RepoReader {
   readonly label: string;
 
-  constructor(private readonly dir: string) {
-    this.label = dir;
+  /** `label` names the repository in messages and plans (default: the directory). */
+  constructor(
+    private readonly dir: string,
+    label?: string,
+  ) {
+    this.label = label ?? dir;
   }
 
   async list(): Promise<RepoListing> {
