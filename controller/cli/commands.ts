@@ -6,6 +6,7 @@ import { keysCommand } from './keys-command.js';
 import { planCommand } from './plan-command.js';
 import { serveCommand } from './serve-command.js';
 import { validateCommand } from './validate-command.js';
+import { watchCommand } from './watch-command.js';
 
 /** Every CLI command, in the order `flagops --help` lists them. */
-export const COMMANDS: readonly Command[] = [serveCommand, keysCommand, validateCommand, planCommand, applyCommand, exportCommand, bridgeCommand];
+export const COMMANDS: readonly Command[] = [serveCommand, keysCommand, validateCommand, planCommand, applyCommand, exportCommand, watchCommand, bridgeCommand];
