@@ -78,10 +78,39 @@ describe('authenticate', () => {
     expect(auth.authenticate(secret)).toEqual({ userEmail: 'dev@example.com', keyId: key.id, role: 'member', permissions: new Set(BUILTIN_ROLES['member']) });
   });
 
-  it('follows role changes at once (no stale permissions)', () => {
+  it('follows role changes made through the service at once (no stale cached permissions)', () => {
     const { secret } = auth.createKey({ description: 'ci', userEmail: 'dev@example.com', role: 'member' });
-    store.roles.upsert({ name: 'member', permissions: ['read'], builtin: true });
+    expect(auth.authenticate(secret).permissions.has('write')).toBe(true);
+    expect(auth.updateRole('member', ['read', 'read'])).toEqual({ name: 'member', permissions: ['read'], builtin: true });
     expect([...auth.authenticate(secret).permissions]).toEqual(['read']);
+  });
+
+  it('caches resolved keys; a change made behind its back (another process) is seen once the entry expires', () => {
+    const { key, secret } = auth.createKey({ description: 'ci', userEmail: 'dev@example.com', role: 'member' });
+    const first = auth.authenticate(secret);
+    store.auth.updateKey({ ...(store.auth.getKey(key.id) ?? (undefined as never)), active: false });
+    expect(auth.authenticate(secret)).toBe(first);
+    now += 5001;
+    expect(() => auth.authenticate(secret)).toThrow(/deactivated/);
+  });
+
+  it('creates custom roles; refuses duplicates, unknown roles and narrowing admin', () => {
+    expect(auth.createRole('release', ['read', 'write'])).toEqual({ name: 'release', permissions: ['read', 'write'], builtin: false });
+    expect(() => auth.createRole('release', [])).toThrow(ConflictError);
+    expect(() => auth.updateRole('nobody', [])).toThrow(NotFoundError);
+    expect(() => auth.updateRole('admin', ['read'])).toThrow(ConflictError);
+    expect(store.roles.get('admin')?.permissions).toEqual([...PERMISSIONS]);
+  });
+
+  it.each([
+    ['deactivated', (id: string) => auth.deactivateKey(id)],
+    ['rotated', (id: string) => auth.rotateKey(id)],
+    ['deleted', (id: string) => auth.deleteKey(id)],
+  ])('a cached key that is then %s through the service fails at once', (_what, change) => {
+    const { key, secret } = auth.createKey({ description: 'ci', userEmail: 'dev@example.com', role: 'member' });
+    auth.authenticate(secret);
+    change(key.id);
+    expect(() => auth.authenticate(secret)).toThrow(AuthenticationError);
   });
 
   it('the omni_read_only scope leaves only read, even for an admin', () => {

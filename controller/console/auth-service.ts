@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { AuthenticationError, ConflictError, InputError, NotFoundError } from '../errors.js';
-import type { KeyRecord, Store } from '../store/ports.js';
+import type { KeyRecord, RoleRecord, Store } from '../store/ports.js';
 import { BUILTIN_ROLES, READ_ONLY_SCOPE, type Actor } from './permissions.js';
 
 const KEY_PREFIX = 'console-';
@@ -32,9 +32,28 @@ export interface NewKey {
   scopes?: string[];
 }
 
+/**
+ * How long a resolved key stays cached. Changes made through this service clear the cache at once;
+ * the expiry only bounds how long a change made by another process on the same database file goes
+ * unseen (today that process, `flagops keys create`, only adds keys, which are never cached misses).
+ */
+const ACTOR_CACHE_TTL_MS = 5000;
+const ACTOR_CACHE_MAX = 1000;
+
 /** Users, keys and roles. Keys are stored as sha256 hashes and compared in constant time. */
 export class AuthService {
+  /**
+   * Actors by key hash. Authentication runs on every request and costs three store reads; the
+   * cache makes it one hash and one map lookup (bench:api).
+   */
+  private readonly actors = new Map<string, { actor: Actor; expires: number }>();
+
   constructor(private readonly deps: { store: Store; clock: () => number }) {}
+
+  /** Forgets every resolved key: called after any change to keys, users or roles. */
+  private invalidate(): void {
+    this.actors.clear();
+  }
 
   /** Creates the built-in roles on an empty database; never overwrites edited ones. */
   ensureBuiltinRoles(): void {
@@ -44,6 +63,7 @@ export class AuthService {
         if (!store.roles.get(name)) store.roles.upsert({ name, permissions: [...permissions], builtin: true });
       }
     });
+    this.invalidate();
   }
 
   /**
@@ -60,8 +80,12 @@ export class AuthService {
 
   authenticate(secret: string | undefined): Actor {
     if (secret === undefined || secret === '') throw new AuthenticationError('Missing SERVICE-API-KEY header.');
-    const computed = Buffer.from(hashKey(secret), 'hex');
-    const key = this.deps.store.auth.findKeyByHash(computed.toString('hex'));
+    const hash = hashKey(secret);
+    const now = this.deps.clock();
+    const cached = this.actors.get(hash);
+    if (cached && cached.expires > now) return cached.actor;
+    const computed = Buffer.from(hash, 'hex');
+    const key = this.deps.store.auth.findKeyByHash(hash);
     // The lookup is by hash, so timing leaks nothing about the secret; the constant-time compare
     // guards against a store that matched loosely.
     if (!key || !timingSafeEqual(Buffer.from(key.hash, 'hex'), computed)) throw new AuthenticationError('Invalid SERVICE-API-KEY.');
@@ -69,7 +93,38 @@ export class AuthService {
     const user = this.deps.store.auth.getUser(key.userEmail);
     const role = user?.role ?? 'read_only';
     const permissions = key.scopes.includes(READ_ONLY_SCOPE) ? ['read'] : (this.deps.store.roles.get(role)?.permissions ?? []);
-    return { userEmail: key.userEmail, keyId: key.id, role, permissions: new Set(permissions) };
+    const actor: Actor = { userEmail: key.userEmail, keyId: key.id, role, permissions: new Set(permissions) };
+    if (this.actors.size >= ACTOR_CACHE_MAX) this.actors.clear();
+    this.actors.set(hash, { actor, expires: now + ACTOR_CACHE_TTL_MS });
+    return actor;
+  }
+
+  /** Creates a custom role; 409 when the name exists. Permissions are de-duplicated. */
+  createRole(name: string, permissions: readonly string[]): RoleRecord {
+    const { store } = this.deps;
+    const role = store.transaction(() => {
+      if (store.roles.get(name)) throw new ConflictError(`Role ${name} already exists.`);
+      const created = { name, permissions: [...new Set(permissions)], builtin: false };
+      store.roles.upsert(created);
+      return created;
+    });
+    this.invalidate();
+    return role;
+  }
+
+  /** Replaces a role's permissions; the admin role keeps every permission. */
+  updateRole(name: string, permissions: readonly string[]): RoleRecord {
+    const { store } = this.deps;
+    const role = store.transaction(() => {
+      const existing = store.roles.get(name);
+      if (!existing) throw new NotFoundError('Role not found.');
+      if (name === 'admin') throw new ConflictError('The admin role keeps every permission; create a custom role instead.');
+      const updated = { ...existing, permissions: [...new Set(permissions)] };
+      store.roles.upsert(updated);
+      return updated;
+    });
+    this.invalidate();
+    return role;
   }
 
   private assertRole(role: string): void {
@@ -145,6 +200,7 @@ export class AuthService {
       }
       const updated = { ...key, description: patch.description ?? key.description, scopes: patch.scopes ?? key.scopes };
       store.auth.updateKey(updated);
+      this.invalidate();
       return this.view(updated);
     });
   }
@@ -154,6 +210,7 @@ export class AuthService {
     return this.deps.store.transaction(() => {
       const key = { ...this.requireKey(id), hash: hashKey(secret), lastRotatedTime: this.deps.clock() };
       this.deps.store.auth.updateKey(key);
+      this.invalidate();
       return { key: this.view(key), secret };
     });
   }
@@ -162,6 +219,7 @@ export class AuthService {
     return this.deps.store.transaction(() => {
       const key = { ...this.requireKey(id), active: false };
       this.deps.store.auth.updateKey(key);
+      this.invalidate();
       return this.view(key);
     });
   }
@@ -170,6 +228,7 @@ export class AuthService {
     this.deps.store.transaction(() => {
       this.requireKey(id);
       this.deps.store.auth.deleteKey(id);
+      this.invalidate();
     });
   }
 }

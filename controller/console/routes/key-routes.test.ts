@@ -101,6 +101,7 @@ describe('authentication (401)', () => {
 
   it('a rotated-away key → 401; the new secret works', async () => {
     const created = (await c.call('POST', '/console/v1/keys', { description: 'ci', userEmail: 'ci@example.com', role: 'member' })).json().data;
+    expect((await c.call('GET', '/console/v1/gates', undefined, created.key)).statusCode).toBe(200);
     const rotated = await c.call('PATCH', `/console/v1/keys/${created.id}/rotate`);
     expect(rotated.statusCode).toBe(200);
     const secret = rotated.json().data.key as string;
@@ -113,6 +114,7 @@ describe('authentication (401)', () => {
 
   it('a deleted key → 401', async () => {
     const created = (await c.call('POST', '/console/v1/keys', { description: 'ci', userEmail: 'ci@example.com', role: 'member' })).json().data;
+    expect((await c.call('GET', '/console/v1/gates', undefined, created.key)).statusCode).toBe(200);
     expect((await c.call('DELETE', `/console/v1/keys/${created.id}`)).json()).toEqual({ message: expect.any(String) });
     expect((await c.call('GET', '/console/v1/gates', undefined, created.key)).statusCode).toBe(401);
     expect((await c.call('GET', `/console/v1/keys/${created.id}`)).statusCode).toBe(404);
@@ -212,6 +214,7 @@ describe('/keys (admin)', () => {
 
   it("PATCH /keys/{id} changes the description, scopes and the user's role", async () => {
     const created = (await c.call('POST', '/console/v1/keys', { description: 'x', userEmail: 'a@example.com', role: 'member' })).json().data;
+    expect((await c.call('PATCH', '/console/v1/gates/checkout', { description: 'y' }, created.key)).statusCode).toBe(200);
     const demoted = await c.call('PATCH', `/console/v1/keys/${created.id}`, { role: 'read_only', description: 'demoted' });
     expect(demoted.json().data).toMatchObject({ role: 'read_only', description: 'demoted' });
     expect((await c.call('PATCH', '/console/v1/gates/checkout', { description: 'x' }, created.key)).statusCode).toBe(403);

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { KeyCreateSchema, KeySchema, KeyUpdateSchema, WhoAmISchema } from '../../../schemas/key.js';
 import { RoleCreateSchema, RoleSchema, RoleUpdateSchema } from '../../../schemas/role.js';
 import { parseWith } from '../../core/zod-errors.js';
-import { ConflictError, InputError, NotFoundError } from '../../errors.js';
+import { InputError } from '../../errors.js';
 import type { AuthService } from '../auth-service.js';
 import type { Store } from '../../store/ports.js';
 import { defineRoute } from '../http/define-route.js';
@@ -57,25 +57,10 @@ export function registerKeyRoutes(app: FastifyInstance, catalog: RouteCatalog, a
   }));
   defineRoute(app, catalog, { method: 'POST', url: '/console/v1/roles', summary: 'Create a custom role', tag, permission: 'manage_roles', body: RoleCreateSchema, response: RoleSchema, successStatus: 201 }, (request) => {
     const body = parseBody(RoleCreateSchema, request.body);
-    const role = store.transaction(() => {
-      if (store.roles.get(body.name)) throw new ConflictError(`Role ${body.name} already exists.`);
-      const created = { name: body.name, permissions: [...new Set(body.permissions)], builtin: false };
-      store.roles.upsert(created);
-      return created;
-    });
-    return { message: 'Role created successfully.', data: role };
+    return { message: 'Role created successfully.', data: auth.createRole(body.name, body.permissions) };
   });
   defineRoute(app, catalog, { method: 'PATCH', url: '/console/v1/roles/:name', summary: "Replace a role's permissions", tag, permission: 'manage_roles', body: RoleUpdateSchema, response: RoleSchema }, (request) => {
     const body = parseBody(RoleUpdateSchema, request.body);
-    const name = stringParam(request, 'name');
-    const role = store.transaction(() => {
-      const existing = store.roles.get(name);
-      if (!existing) throw new NotFoundError('Role not found.');
-      if (name === 'admin') throw new ConflictError('The admin role keeps every permission; create a custom role instead.');
-      const updated = { ...existing, permissions: [...new Set(body.permissions)] };
-      store.roles.upsert(updated);
-      return updated;
-    });
-    return { message: 'Role updated successfully.', data: role };
+    return { message: 'Role updated successfully.', data: auth.updateRole(stringParam(request, 'name'), body.permissions) };
   });
 }
