@@ -128,8 +128,8 @@ export interface ReviewValidationRecord {
   startedTime: number;
   /** Epoch ms after which the review becomes validation_timed_out. */
   deadline: number;
-  /** The webhook body, built when the commit started the validation. Never holds the webhook key. */
-  payload: JsonObject;
+  /** The change type the webhook is sent with; the body is built from the review at each attempt. */
+  type: string;
   attempts: number;
   deliveredTime: number | null;
   lastError: string | null;

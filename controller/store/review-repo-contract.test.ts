@@ -66,7 +66,7 @@ describe.each(IMPLEMENTATIONS)('ReviewRepo contract: %s', (_name, open) => {
         committer: 'b@example.com',
         startedTime: 5,
         deadline: 10,
-        payload: { review_id: 'r1', type: 'rules' },
+        type: 'rules',
         attempts: 2,
         deliveredTime: null,
         lastError: 'connection refused',

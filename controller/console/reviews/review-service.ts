@@ -1,14 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { ChangeValidationSchema } from '../../../schemas/change-validation.js';
 import { PENDING_VALIDATION_TITLE, REVIEWABLE_KINDS, ReviewSubmitSchema, type Review, type ReviewAction, type ReviewStatus } from '../../../schemas/review.js';
-import { changeTypesOf, type ChangeAction, type WebhookChangeType } from '../../core/change-type.js';
+import { changeTypesOf, type ChangeAction } from '../../core/change-type.js';
 import { parseWith } from '../../core/zod-errors.js';
 import { ConflictError, InputError, NotAllowedError, NotFoundError, type FieldError } from '../../errors.js';
 import type { JsonObject, Page, ReviewRecord, Store } from '../../store/ports.js';
 import type { EntityOp, EntityService, PreparedChange } from '../entity-service.js';
 import type { Actor } from '../permissions.js';
 import type { SettingsService } from './settings-service.js';
-import { buildWebhookPayload } from './webhook-payload.js';
 
 /** Where a review is addressed: by id alone (/reviews/{id}) or under its entity (/gates/{id}/reviews/{id}). */
 export interface ReviewRef {
@@ -19,8 +18,8 @@ export interface ReviewRef {
 
 /** The part of the webhook dispatcher the review service drives. */
 export interface ValidationQueue {
-  /** A commit started a validation: deliver the webhook and watch the deadline. */
-  enqueue(reviewId: string): void;
+  /** A commit started a validation (the review as just written): deliver the webhook and watch the deadline. */
+  enqueue(review: ReviewRecord): void;
   /** The validation ended (decision, cancel): stop retries and timers. */
   settle(reviewId: string): void;
 }
@@ -317,25 +316,28 @@ export class ReviewService {
     if (bypass && !actor.permissions.has('bypass_precommit_webhook')) {
       throw new NotAllowedError("Committing without validation needs the 'bypass_precommit_webhook' permission.");
     }
-    const { store } = this.deps;
-    const review = this.load(ref);
-    if (review.status === 'pending_webhook_validation') throw new ConflictError(`Review ${review.id} is pending validation; wait for the decision.`);
-    if (review.status === 'failed_webhook_validation') throw new ConflictError(`Review ${review.id} failed validation; the change is blocked.`);
-    if (!COMMITTABLE.includes(review.status)) throw this.wrongState(review, 'committed');
-    const stale = this.staleness(review);
-    if (stale !== undefined) {
-      store.transaction(() => this.save(this.load(ref), { status: 'stale' }));
-      throw new ConflictError(stale);
+    const url = this.deps.settings.webhookTarget().url;
+    // One transaction, no await: the checks and the write see the same state.
+    const outcome = this.deps.store.transaction((): { stale: string } | { started: ReviewRecord } | { committed: ReviewRecord } => {
+      const review = this.load(ref);
+      if (review.status === 'pending_webhook_validation') throw new ConflictError(`Review ${review.id} is pending validation; wait for the decision.`);
+      if (review.status === 'failed_webhook_validation') throw new ConflictError(`Review ${review.id} failed validation; the change is blocked.`);
+      if (!COMMITTABLE.includes(review.status)) throw this.wrongState(review, 'committed');
+      const stale = this.staleness(review);
+      if (stale !== undefined) {
+        this.save(review, { status: 'stale' });
+        return { stale };
+      }
+      const type = review.changeTypes[0];
+      if (type !== undefined && url !== '' && !bypass && review.status !== 'approved_webhook_validation') return { started: this.startValidation(review, actor, type) };
+      return { committed: this.apply(review, actor, bypass) };
+    });
+    if ('stale' in outcome) throw new ConflictError(outcome.stale);
+    if ('started' in outcome) {
+      this.deps.queue.enqueue(outcome.started);
+      return { review: this.view(outcome.started), started: true };
     }
-
-    const validate = review.status !== 'approved_webhook_validation' && !bypass && review.changeTypes.length > 0 && this.deps.settings.webhookTarget().url !== '';
-    if (validate) {
-      const started = store.transaction(() => this.startValidation(this.load(ref), actor));
-      this.deps.queue.enqueue(started.id);
-      return { review: this.view(started), started: true };
-    }
-    const committed = store.transaction(() => this.apply(this.load(ref), actor, bypass));
-    return { review: this.view(committed), started: false };
+    return { review: this.view(outcome.committed), started: false };
   }
 
   /** Why a commit of the review would be refused as stale, or undefined. */
@@ -350,16 +352,15 @@ export class ReviewService {
     return undefined;
   }
 
-  private startValidation(review: ReviewRecord, actor: Actor): ReviewRecord {
+  private startValidation(review: ReviewRecord, actor: Actor, type: string): ReviewRecord {
     const now = this.deps.clock();
-    const type = review.changeTypes[0] as WebhookChangeType;
     return this.save(review, {
       status: 'pending_webhook_validation',
       validation: {
         committer: actor.userEmail,
         startedTime: now,
         deadline: now + this.deps.webhookTimeoutMs,
-        payload: buildWebhookPayload(review, type, actor.userEmail),
+        type,
         attempts: 0,
         deliveredTime: null,
         lastError: null,

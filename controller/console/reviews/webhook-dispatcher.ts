@@ -1,6 +1,8 @@
+import type { WebhookChangeType } from '../../core/change-type.js';
 import type { ReviewRecord, ReviewValidationRecord, Store } from '../../store/ports.js';
 import type { ValidationQueue } from './review-service.js';
 import type { SettingsService } from './settings-service.js';
+import { buildWebhookPayload } from './webhook-payload.js';
 
 export interface RetryPolicy {
   /** Delay before the second attempt; doubles after every failure. */
@@ -43,6 +45,12 @@ interface Job {
 
 const PENDING = 'pending_webhook_validation';
 
+type Pending = ReviewRecord & { validation: ReviewValidationRecord };
+
+function asPending(review: ReviewRecord | undefined): Pending | undefined {
+  return review?.status === PENDING && review.validation ? (review as Pending) : undefined;
+}
+
 /**
  * Delivers the pre-commit webhook of every review pending validation: POST with the
  * x-service-webhook-key header, retried with exponential backoff while the validation window lasts,
@@ -63,11 +71,11 @@ export class WebhookDispatcher implements ValidationQueue {
 
   /** Resumes every persisted pending validation. */
   start(): void {
-    for (const review of this.deps.store.reviews.withStatus(PENDING)) this.schedule(review.id);
+    for (const review of this.deps.store.reviews.withStatus(PENDING)) this.schedule(review);
   }
 
-  enqueue(reviewId: string): void {
-    this.schedule(reviewId);
+  enqueue(review: ReviewRecord): void {
+    this.schedule(review);
   }
 
   settle(reviewId: string): void {
@@ -75,7 +83,8 @@ export class WebhookDispatcher implements ValidationQueue {
     if (!job) return;
     clearTimeout(job.retryTimer);
     clearTimeout(job.deadlineTimer);
-    job.controller.abort();
+    // Aborting is not free (abort reasons, listeners): only when a request is on its way.
+    if (job.inFlight) job.controller.abort();
     this.jobs.delete(reviewId);
   }
 
@@ -92,19 +101,18 @@ export class WebhookDispatcher implements ValidationQueue {
     await Promise.allSettled(inFlight);
   }
 
-  private pending(reviewId: string): (ReviewRecord & { validation: ReviewValidationRecord }) | undefined {
-    const review = this.deps.store.reviews.get(reviewId);
-    return review?.status === PENDING && review.validation ? (review as ReviewRecord & { validation: ReviewValidationRecord }) : undefined;
+  private pending(reviewId: string): Pending | undefined {
+    return asPending(this.deps.store.reviews.get(reviewId));
   }
 
-  private schedule(reviewId: string): void {
-    if (this.stopped || this.jobs.has(reviewId)) return;
-    const review = this.pending(reviewId);
-    if (!review) return;
+  /** Watches a review the caller just read (or wrote) as pending validation. */
+  private schedule(record: ReviewRecord): void {
+    const review = asPending(record);
+    if (this.stopped || !review || this.jobs.has(review.id)) return;
     const job: Job = { controller: new AbortController() };
-    this.jobs.set(reviewId, job);
-    this.watchDeadline(reviewId, job, review.validation.deadline);
-    if (this.jobs.has(reviewId) && review.validation.deliveredTime === null) this.attempt(reviewId, job);
+    this.jobs.set(review.id, job);
+    this.watchDeadline(review.id, job, review.validation.deadline);
+    if (this.jobs.has(review.id) && review.validation.deliveredTime === null) this.attempt(review.id, job, review);
   }
 
   private watchDeadline(reviewId: string, job: Job, deadline: number): void {
@@ -130,15 +138,16 @@ export class WebhookDispatcher implements ValidationQueue {
     this.settle(reviewId);
   }
 
-  private attempt(reviewId: string, job: Job): void {
-    const run = this.deliver(reviewId, job).finally(() => {
+  private attempt(reviewId: string, job: Job, fresh?: Pending): void {
+    const run = this.deliver(reviewId, job, fresh).finally(() => {
       if (job.inFlight === run) job.inFlight = undefined;
     });
     job.inFlight = run;
   }
 
-  private async deliver(reviewId: string, job: Job): Promise<void> {
-    const review = this.pending(reviewId);
+  /** One attempt; `fresh` is the review as just read in this tick, saving a reload. */
+  private async deliver(reviewId: string, job: Job, fresh?: Pending): Promise<void> {
+    const review = fresh ?? this.pending(reviewId);
     if (!review || this.stopped) return this.settle(reviewId);
     const target = this.deps.settings.webhookTarget();
     const left = review.validation.deadline - this.deps.clock();
@@ -150,7 +159,7 @@ export class WebhookDispatcher implements ValidationQueue {
         const response = await this.fetch(target.url, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'x-service-webhook-key': target.key },
-          body: JSON.stringify(review.validation.payload),
+          body: JSON.stringify(buildWebhookPayload(review, review.validation.type as WebhookChangeType, review.validation.committer)),
           // A redirect could carry the key to another host: treat it as a failure instead.
           redirect: 'manual',
           signal: AbortSignal.any([job.controller.signal, AbortSignal.timeout(Math.max(1, Math.min(this.retry.attemptTimeoutMs, left)))]),
