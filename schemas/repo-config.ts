@@ -53,7 +53,7 @@ export const FreezeWindowSchema = z
 
 export const BridgeSettingsSchema = z
   .strictObject({
-    protectedEntities: z.array(z.string().min(1, 'must not be empty')).default([]).describe('Entities no webhook-validated change may touch: <folder>/<id> or a bare id.'),
+    protectedEntities: z.array(z.string().min(1, 'must not be empty')).default([]).describe('Existing entities no webhook-validated change may modify or delete (creating them is allowed): <folder>/<id> or a bare id.'),
     maxPassPercentageStep: z.number().min(0, 'must be between 0 and 100').max(100, 'must be between 0 and 100').optional().describe('Largest increase of any rule passPercentage in one change (percentage points).'),
     freezeWindows: z.array(FreezeWindowSchema).default([]).describe('Periods in which changes are refused.'),
   })

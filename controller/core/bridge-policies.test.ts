@@ -16,9 +16,11 @@ describe('policyViolations', () => {
     expect(policyViolations(change(), { maxPassPercentageStep: 10, protectedEntities: ['gates/other'] }, monday)).toEqual([]);
   });
 
-  it('refuses protected entities by qualified or bare id', () => {
+  it('refuses changes and deletes of protected entities by qualified or bare id, not their creation', () => {
     expect(policyViolations(change(), { protectedEntities: ['gates/checkout'] }, monday)[0]).toMatch(/protected/);
     expect(policyViolations(change(), { protectedEntities: ['checkout'] }, monday)).toHaveLength(1);
+    expect(policyViolations(change({ oldConfig: null }), { protectedEntities: ['checkout'] }, monday)).toEqual([]);
+    expect(policyViolations(change({ newConfig: null }), { protectedEntities: ['checkout'] }, monday)).toHaveLength(1);
   });
 
   it('refuses a pass-percentage step above the limit, counting new rules from 0, not for creates', () => {

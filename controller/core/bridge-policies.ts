@@ -52,7 +52,8 @@ function rulePercentages(config: Record<string, unknown> | null): Map<string, nu
 export function policyViolations(change: ProposedChange, policies: BridgePolicies, now: number): string[] {
   const violations: string[] = [];
   const qualified = `${change.folder}/${change.id}`;
-  if ((policies.protectedEntities ?? []).some((p) => p === qualified || p === change.id)) {
+  // Protection keeps an existing entity as it is; declaring it the first time is how it comes to be.
+  if (change.oldConfig && (policies.protectedEntities ?? []).some((p) => p === qualified || p === change.id)) {
     violations.push(`${qualified} is protected by policy: change it outside the webhook flow.`);
   }
   const freeze = activeFreeze(policies.freezeWindows ?? [], now);
