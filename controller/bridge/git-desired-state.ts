@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import { simpleGit, type SimpleGit } from 'simple-git';
 import { UpstreamError } from '../errors.js';
 import type { BridgePolicies } from '../core/bridge-policies.js';
+import { GitRepoReader } from '../source/git-source.js';
 import type { DesiredState, DesiredStateSource } from './bridge-service.js';
 
 export interface GitDesiredStateOptions {
@@ -25,6 +26,7 @@ export interface GitDesiredStateOptions {
 export class GitDesiredState implements DesiredStateSource {
   private readonly git: SimpleGit;
   private lastFetch: { at: number; done: Promise<string> } | undefined;
+  private readonly snapshots = new Map<string, Promise<Map<string, string>>>();
 
   constructor(private readonly options: GitDesiredStateOptions) {
     this.git = simpleGit(options.repoDir);
@@ -54,26 +56,38 @@ export class GitDesiredState implements DesiredStateSource {
     } catch (error) {
       throw new UpstreamError(`git: cannot resolve branch '${this.options.branch}': ${(error as Error).message.trim()}`);
     }
-    const configText = this.options.parsePolicies ? await this.show(commit, posix.join(this.options.subdir ?? '', 'flagops.yaml')) : undefined;
+    const files = await this.files(commit);
+    const configText = files.get('flagops.yaml');
     const policies = configText !== undefined && this.options.parsePolicies ? this.options.parsePolicies(configText) : undefined;
-    const base = posix.join(this.options.subdir ?? '', folder);
     for (const ext of ['yaml', 'yml']) {
-      const path = posix.join(base, `${id}.${ext}`);
-      const text = await this.show(commit, path);
+      const text = files.get(`${folder}/${id}.${ext}`);
       if (text === undefined) continue;
+      const path = posix.join(this.options.subdir ?? '', folder, `${id}.${ext}`);
       return { branch: this.options.branch, commit, path, entity: this.options.parse(text, path), policies };
     }
-    return { branch: this.options.branch, commit, path: posix.join(base, `${id}.yaml`), entity: undefined, policies };
+    return { branch: this.options.branch, commit, path: posix.join(this.options.subdir ?? '', folder, `${id}.yaml`), entity: undefined, policies };
   }
 
-  /** A file's text at a commit, or undefined when the commit has no such file. */
-  private async show(commit: string, path: string): Promise<string | undefined> {
-    try {
-      return await this.git.show([`${commit}:${path}`]);
-    } catch (error) {
-      const message = (error as Error).message;
-      if (/does not exist|exists on disk, but not in|path .* not in/i.test(message)) return undefined;
-      throw new UpstreamError(`git: cannot read ${path} at ${commit.slice(0, 12)}: ${message.trim()}`);
+  /**
+   * Every file of the config repository at a commit, read once per commit (one ls-tree, batched
+   * shows): a burst of webhook deliveries at the same head costs one git read, not one per review.
+   */
+  private files(commit: string): Promise<Map<string, string>> {
+    let snapshot = this.snapshots.get(commit);
+    if (!snapshot) {
+      snapshot = (async () => {
+        try {
+          const reader = await GitRepoReader.open(posix.join(this.options.repoDir, this.options.subdir ?? ''), commit);
+          return await reader.read((await reader.list()).files);
+        } catch (error) {
+          throw error instanceof UpstreamError ? error : new UpstreamError(`git: cannot read the repository at ${commit.slice(0, 12)}: ${(error as Error).message}`);
+        }
+      })();
+      this.snapshots.set(commit, snapshot);
+      snapshot.catch(() => this.snapshots.delete(commit));
+      // Two heads are enough: the current one and the one decisions in flight may still read.
+      if (this.snapshots.size > 2) this.snapshots.delete(this.snapshots.keys().next().value as string);
     }
+    return snapshot;
   }
 }
