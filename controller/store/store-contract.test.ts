@@ -2,7 +2,7 @@
  * One contract suite for every Store implementation: the SQLite adapter (in memory and on a file) and
  * the in-memory fake must behave the same, so tests that use the fake prove something about SQLite.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -335,6 +335,29 @@ describe('SQLite file database', () => {
     openSqliteStore(path, [...MIGRATIONS, ...later]).close();
     openSqliteStore(path, [...MIGRATIONS, ...later]).close();
     expect(migrationRows(path).map((r) => r.name)).toEqual([...MIGRATIONS.map((m) => m.name), 'second', 'third']);
+  });
+
+  it('checkpoints the WAL into the database file on a timer, and at SQLite\'s threshold only as a safety net', async () => {
+    const path = join(dir, 'console.db');
+    const store = openSqliteStore(path, MIGRATIONS, { checkpointIntervalMs: 20 });
+    try {
+      const sizeBefore = statSync(path).size;
+      const big = 'x'.repeat(4000);
+      store.transaction(() => {
+        for (let i = 0; i < 100; i++) store.entities.insert(gate(`g${i}`, 1, { big }));
+      });
+      const deadline = Date.now() + 5000;
+      while (statSync(path).size < sizeBefore + 300_000 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(statSync(path).size).toBeGreaterThan(sizeBefore + 300_000);
+    } finally {
+      store.close();
+    }
+    const db = new Database(path, { readonly: true });
+    try {
+      expect(db.prepare('SELECT COUNT(*) AS n FROM entities').get()).toEqual({ n: 100 });
+    } finally {
+      db.close();
+    }
   });
 
   it('leaves a failing migration unrecorded and its changes undone', () => {
