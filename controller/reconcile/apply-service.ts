@@ -43,6 +43,7 @@ export interface ApplyInput {
   /** Rewrites an entity file from the live state (drift policy adopt). */
   adopt?: (change: PlanChange, live: JsonObject) => Promise<void>;
   onEvent?: (event: ApplyEvent) => void;
+  /** Pause between long polls of a review that still waits (the console holds each poll up to 25 s). */
   pollIntervalMs?: number;
   /** How long to wait for approvals and validations before giving up on a review. */
   waitTimeoutMs?: number;
@@ -123,18 +124,20 @@ export async function applyRepo(input: ApplyInput): Promise<ApplyReport> {
     return body;
   };
 
-  const waitForReview = async (path: string, change: PlanChange, reviewID: string, until: (status: string) => boolean, on: string): Promise<JsonObject> => {
+  /** Waits while the review keeps `status`, with the console's long poll (no polling storm). */
+  const waitWhile = async (change: PlanChange, reviewID: string, status: string, on: string, announceFirst: boolean): Promise<JsonObject> => {
     const deadline = clock() + (input.waitTimeoutMs ?? 30 * 60_000);
-    let announced = false;
+    let announced = announceFirst;
+    if (announceFirst) input.onEvent?.({ type: 'waiting', kind: change.kind, id: change.id, reviewID, on });
     for (;;) {
-      const review = (await input.client.request('GET', `${path}/reviews/${encodeURIComponent(reviewID)}`)).data ?? {};
-      if (until(String(review['status']))) return review;
+      const waitMs = Math.max(0, Math.min(25_000, deadline - clock()));
+      const review = (await input.client.request('GET', `/console/v1/reviews/${encodeURIComponent(reviewID)}`, undefined, { query: { waitWhile: status, waitMs: String(waitMs) } })).data ?? {};
+      if (review['status'] !== status || clock() >= deadline) return review;
       if (!announced) {
         input.onEvent?.({ type: 'waiting', kind: change.kind, id: change.id, reviewID, on });
         announced = true;
       }
-      if (clock() > deadline) return review;
-      await sleep(input.pollIntervalMs ?? 250);
+      if (input.pollIntervalMs) await sleep(input.pollIntervalMs);
     }
   };
 
@@ -149,14 +152,14 @@ export async function applyRepo(input: ApplyInput): Promise<ApplyReport> {
     const base = { kind: change.kind, id: change.id, action: change.action, reviewID };
 
     if (input.approver) review = (await input.approver.request('PUT', `${path}/reviews/${reviewID}/approve`, { comment: `flagops apply plan ${hash}` })).data ?? {};
-    else review = await waitForReview(path, change, reviewID, (s) => s !== 'pending', 'approval by a reviewer with approve_reviews');
+    else review = await waitWhile(change, reviewID, 'pending', reviewersNote(entity), true);
     const status = (): string => String(review['status']);
     if (status() === 'pending') return { ...base, status: 'waiting', message: `review ${reviewID} still waits for approval` };
     if (status() !== 'approved') return { ...base, status: 'failed', message: `review ${reviewID} was ${status()}` };
 
     review = (await input.client.request('PUT', `${path}/reviews/${reviewID}/commit`, {})).data ?? {};
     if (status() === 'pending_webhook_validation') {
-      review = await waitForReview(path, change, reviewID, (s) => s !== 'pending_webhook_validation', 'pre-commit webhook validation');
+      review = await waitWhile(change, reviewID, 'pending_webhook_validation', 'pre-commit webhook validation', false);
       if (status() === 'approved_webhook_validation') review = (await input.client.request('PUT', `${path}/reviews/${reviewID}/commit`, {})).data ?? {};
     }
     const validation = review['validation'] as { message?: string | null } | undefined;
@@ -211,6 +214,13 @@ export async function applyRepo(input: ApplyInput): Promise<ApplyReport> {
   const settled = list.every((o) => o.status === 'committed' || o.status === 'written' || o.status === 'reported' || o.status === 'adopted');
   const onlyReported = replan.changes.every((c) => c.action === 'drift' && list.some((o) => o.kind === c.kind && o.id === c.id && (o.status === 'reported' || o.status === 'adopted')));
   return { plan, planHash: hash, outcomes: list, replan, ok: settled && onlyReported };
+}
+
+/** Who a review waits on: the gate's allowed reviewers when it names them, else anyone with approve_reviews. */
+function reviewersNote(entity: RepoEntity | undefined): string {
+  const settings = entity?.data['reviewSettings'] as { allowedReviewers?: { email?: string; name?: string }[] } | undefined;
+  const names = (settings?.allowedReviewers ?? []).map((r) => r.email ?? r.name).filter(Boolean);
+  return names.length > 0 ? `approval by ${names.join(' or ')}` : 'approval by a reviewer with approve_reviews (not the submitter)';
 }
 
 /**

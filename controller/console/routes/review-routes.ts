@@ -29,6 +29,9 @@ function statusesOf(query: Record<string, unknown>): string[] | undefined {
 }
 
 /** Reviews of gates, dynamic configs, segments and experiments, and the global review list. */
+/** Longest a review read may be held by `waitWhile`. */
+const MAX_WAIT_MS = 25_000;
+
 export function registerReviewRoutes(app: FastifyInstance, catalog: RouteCatalog, reviews: ReviewService): void {
   const tag = 'Reviews';
   for (const service of reviews.reviewableKinds()) {
@@ -105,8 +108,38 @@ export function registerReviewRoutes(app: FastifyInstance, catalog: RouteCatalog
     },
   );
 
-  defineRoute(app, catalog, { method: 'GET', url: '/console/v1/reviews/:reviewID', summary: 'Read a review by id', tag, permission: 'read', response: ReviewSchema }, (request) => ({
-    message: 'Review read successfully.',
-    data: reviews.get({ reviewId: stringParam(request, 'reviewID') }),
-  }));
+  defineRoute(
+    app,
+    catalog,
+    {
+      method: 'GET',
+      url: '/console/v1/reviews/:reviewID',
+      summary: 'Read a review by id; with waitWhile, a long poll that answers once the status changes',
+      tag,
+      permission: 'read',
+      response: ReviewSchema,
+      query: [
+        { name: 'waitWhile', type: 'string', description: 'Hold the answer while the review has this status (e.g. pending_webhook_validation).' },
+        { name: 'waitMs', type: 'integer', description: `How long to hold it at most, ms (default and maximum ${MAX_WAIT_MS}).` },
+      ],
+    },
+    async (request) => {
+      const reviewId = stringParam(request, 'reviewID');
+      const query = queryOf(request);
+      const waitWhile = typeof query['waitWhile'] === 'string' && query['waitWhile'] !== '' ? query['waitWhile'] : undefined;
+      const waitMs = query['waitMs'] === undefined ? MAX_WAIT_MS : Number(query['waitMs']);
+      if (!Number.isInteger(waitMs) || waitMs < 0 || waitMs > MAX_WAIT_MS) {
+        throw new InputError('Invalid query.', [{ property: 'waitMs', errorMessage: `must be an integer from 0 to ${MAX_WAIT_MS}` }]);
+      }
+      let review = reviews.get({ reviewId });
+      // Clients waiting on approval or validation would otherwise poll; this holds the request instead,
+      // re-reading the review in-process, which costs microseconds rather than an HTTP round trip.
+      const deadline = Date.now() + waitMs;
+      while (waitWhile !== undefined && review.status === waitWhile && Date.now() < deadline && !request.raw.destroyed) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        review = reviews.get({ reviewId });
+      }
+      return { message: 'Review read successfully.', data: review };
+    },
+  );
 }
