@@ -32,11 +32,12 @@ export const isPlainObject = (value: unknown): value is JsonObject => typeof val
  */
 export function withDefaults(entry: EntitySchemaEntry, data: JsonObject): JsonObject {
   const out: JsonObject = {};
-  for (const [key, value] of Object.entries(entry.defaults)) {
+  // Not cloned: the rules only read the entity.
+  for (const key in entry.defaults) {
     const twin = key.endsWith('Json5') ? key.slice(0, -'Json5'.length) : `${key}Json5`;
-    if (data[twin] === undefined || data[twin] === null) out[key] = structuredClone(value);
+    if (data[twin] === undefined || data[twin] === null) out[key] = entry.defaults[key];
   }
-  return { ...out, ...data };
+  return Object.assign(out, data);
 }
 
 export interface EntityFileResult {

@@ -1,12 +1,13 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ENTITY_SCHEMAS } from '../../schemas/index.js';
 import { REPO_CONFIG_FILE } from '../../schemas/repo-config.js';
 import { InputError } from '../errors.js';
 import type { RepoListing, RepoReader } from './repo-reader.js';
 
-/** Files read at once: enough to keep the disk busy without exhausting file descriptors. */
-const CONCURRENCY = 64;
+/** Files read between two turns of the event loop. */
+const BATCH = 500;
 
 /** Reads a config repository from a directory (the working tree). */
 export class FsRepoReader implements RepoReader {
@@ -49,15 +50,14 @@ export class FsRepoReader implements RepoReader {
   }
 
   async read(paths: readonly string[]): Promise<Map<string, string>> {
+    // Synchronous reads of small files beat the promise API (one thread-pool hop per open, stat,
+    // read and close) several times over; yielding between batches keeps the event loop (and
+    // concurrent console reads) moving.
     const out = new Map<string, string>();
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < paths.length) {
-        const path = paths[next++] as string;
-        out.set(path, await readFile(join(this.dir, path), 'utf8'));
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, paths.length) }, worker));
+    for (let start = 0; start < paths.length; start += BATCH) {
+      for (const path of paths.slice(start, start + BATCH)) out.set(path, readFileSync(join(this.dir, path), 'utf8'));
+      if (start + BATCH < paths.length) await new Promise<void>((resolve) => setImmediate(resolve));
+    }
     return out;
   }
 }

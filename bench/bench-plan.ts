@@ -1,0 +1,315 @@
+/**
+ * bench:plan — validate + plan of generated config repositories (1,000, 10,000 and 20,000 entities)
+ * against a console holding the same entities, 10% of them changed.
+ *
+ * Per size, three processes: this one generates the repository; a console child seeds an in-process
+ * console through its entity service (one transaction, no HTTP) and serves it on 127.0.0.1:0; a
+ * planner child measures, in the same process and on the same files, a bare YAML parse (read every
+ * file, `YAML.parse` it) and the real thing (`flagops plan`: read, parse with positions, validate
+ * every schema, rule and reference, read the console over HTTP, normalise, diff). The planner's peak
+ * RSS is its own: the console lives in the other process, as it does in production.
+ *
+ * Usage: npm run bench:plan [-- --sizes 1000,10000,20000 --runs 3]
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import { ENTITY_SCHEMAS } from '../schemas/index.js';
+import { createConsole } from '../controller/compose.js';
+import { SYSTEM_ACTOR, type Actor } from '../controller/console/permissions.js';
+import { ConsoleClient } from '../controller/reconcile/console-client.js';
+import { planAgainstConsole } from '../controller/reconcile/plan-service.js';
+import { FsRepoReader } from '../controller/source/fs-repo-reader.js';
+import { loadRepo, readRepoConfig } from '../controller/source/load-repo.js';
+
+const KEY = 'console-bench-plan-key';
+const SELF = fileURLToPath(import.meta.url);
+const arg = (name: string, fallback: string): string => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? (process.argv[i + 1] ?? fallback) : fallback;
+};
+
+// ---------------------------------------------------------------- generated repository
+
+/** Shares of the kinds in a generated repository (the rest are gates). */
+const MIX = { segments: 0.1, dynamic_configs: 0.35, layers: 0.01, experiments: 0.05, holdouts: 0.01, prompts: 0.03 } as const;
+
+const modeline = (kind: string): string => `# yaml-language-server: $schema=../schemas/${kind}.schema.json\n`;
+
+function segmentYaml(i: number): string {
+  if (i % 4 === 0) return `${modeline('segment')}id: segment_${i}\nname: Segment ${i}\ntype: id_list\ntags: [flagops-managed]\nids: [u${i}_1, u${i}_2, u${i}_3]\n`;
+  return `${modeline('segment')}id: segment_${i}
+name: Segment ${i}
+description: Customers of market ${i % 40}.
+type: rule_based
+tags: [flagops-managed, team-${i % 12}]
+rules:
+  - name: market
+    passPercentage: 100
+    conditions:
+      - type: custom_field
+        field: market
+        operator: any
+        targetValue: [m${i % 40}, m${(i + 1) % 40}]
+`;
+}
+
+function gateYaml(i: number, segments: number): string {
+  return `${modeline('gate')}id: gate_${i}
+name: Gate ${i}
+description: Rollout ${i} of the web shop.
+type: ${i % 3 === 0 ? 'PERMANENT' : 'TEMPORARY'}
+tags: [flagops-managed, team-${i % 12}]
+rules:
+  - name: segment
+    passPercentage: 100
+    conditions:
+      - type: passes_segment
+        targetValue: [segment_${i % segments}]
+  - name: rollout
+    passPercentage: ${(i * 7) % 100}
+    conditions:
+      - type: email
+        operator: str_ends_with_any
+        targetValue: ["@example.com"]
+    environments: [production]
+`;
+}
+
+const CONFIG_SCHEMA = `schemaJson5: |
+  { type: 'object', properties: { limit: { type: 'integer', minimum: 0 }, label: { type: 'string' } }, required: ['limit'] }
+`;
+
+function configYaml(i: number, gates: number): string {
+  return `${modeline('dynamic_config')}id: config_${i}
+name: Config ${i}
+description: Limits of feature ${i}.
+tags: [flagops-managed, team-${i % 12}]
+${i % 2 === 0 ? CONFIG_SCHEMA : ''}defaultValueJson5: |
+  {
+    limit: ${i % 500}, // per customer
+    label: 'feature ${i}',
+  }
+rules:
+  - name: gated
+    passPercentage: 50
+    conditions:
+      - type: passes_gate
+        targetValue: [gate_${i % gates}]
+    returnValueJson5: |
+      { limit: ${(i % 500) + 10} /* raised */, label: 'gated ${i}' }
+`;
+}
+
+function layerYaml(i: number): string {
+  return `${modeline('layer')}id: layer_${i}\nname: Layer ${i}\ntags: [flagops-managed]\nparameters:\n  - name: color\n    type: string\n    defaultValue: blue\n`;
+}
+
+function experimentYaml(i: number, layers: number): string {
+  // At most ten experiments of 10% per layer, so no layer is over-allocated.
+  const layer = i < layers * 10 ? `layerID: layer_${i % layers}\nallocation: 10\n` : '';
+  return `${modeline('experiment')}id: experiment_${i}
+name: Experiment ${i}
+hypothesis: Variant ${i} converts better.
+tags: [flagops-managed]
+${layer}groups:
+  - name: Control
+    size: 50
+    parameterValues: { color: blue }
+  - name: Test
+    size: 50
+    parameterValues: { color: green }
+`;
+}
+
+function holdoutYaml(i: number, gates: number): string {
+  return `${modeline('holdout')}id: holdout_${i}\nname: Holdout ${i}\npassPercentage: 2\ntags: [flagops-managed]\ngateIDs: [gate_${i % gates}, gate_${(i + 1) % gates}]\n`;
+}
+
+function promptYaml(i: number): string {
+  return `${modeline('prompt')}name: prompt_${i}\ndisplayName: Prompt ${i}\ndescription: Assistant ${i}.\ntags: [flagops-managed, ai]\n`;
+}
+
+/** Writes a repository of about `n` entities; returns the number of files written. */
+function generateRepo(dir: string, n: number): number {
+  const count = (share: number): number => Math.max(1, Math.round(n * share));
+  const segments = count(MIX.segments);
+  const configs = count(MIX.dynamic_configs);
+  const layers = count(MIX.layers);
+  const experiments = count(MIX.experiments);
+  const holdouts = count(MIX.holdouts);
+  const prompts = count(MIX.prompts);
+  const gates = n - segments - configs - layers - experiments - holdouts - prompts;
+  writeFileSync(join(dir, 'flagops.yaml'), 'console:\n  url: http://127.0.0.1:8080\nenvironments: [development, staging, production]\n');
+  const write = (folder: string, total: number, text: (i: number) => string, id: (i: number) => string): void => {
+    mkdirSync(join(dir, folder), { recursive: true });
+    for (let i = 0; i < total; i++) writeFileSync(join(dir, folder, `${id(i)}.yaml`), text(i));
+  };
+  write('segments', segments, segmentYaml, (i) => `segment_${i}`);
+  write('gates', gates, (i) => gateYaml(i, segments), (i) => `gate_${i}`);
+  write('dynamic_configs', configs, (i) => configYaml(i, gates), (i) => `config_${i}`);
+  write('layers', layers, layerYaml, (i) => `layer_${i}`);
+  write('experiments', experiments, (i) => experimentYaml(i, layers), (i) => `experiment_${i}`);
+  write('holdouts', holdouts, (i) => holdoutYaml(i, gates), (i) => `holdout_${i}`);
+  write('prompts', prompts, promptYaml, (i) => `prompt_${i}`);
+  return n;
+}
+
+// ---------------------------------------------------------------- console child
+
+/** Seeds a console with the repository's entities, every tenth changed, and serves it until killed. */
+async function runConsole(dir: string): Promise<void> {
+  const repo = await loadRepo(new FsRepoReader(dir));
+  const errors = repo.diagnostics.filter((d) => d.severity === 'error');
+  if (errors.length > 0) throw new Error(`generated repository is invalid: ${JSON.stringify(errors.slice(0, 3))}`);
+  const instance = createConsole({ db: ':memory:', bootstrapKey: KEY, logger: false });
+  // Written as the bench key's user: the plan then sees flagops' own changes (updates), not drift.
+  const actor: Actor = { ...SYSTEM_ACTOR, userEmail: 'admin@localhost' };
+  let changed = 0;
+  instance.store.transaction(() => {
+    let n = 0;
+    for (const entry of ENTITY_SCHEMAS) {
+      const service = instance.services.get(entry.kind);
+      if (!service) throw new Error(`no service for ${entry.kind}`);
+      for (const entity of repo.entities.filter((e) => e.folder === entry.folder)) {
+        // Every tenth entity differs in the console: the plan must find exactly these.
+        const body = n++ % 10 === 0 ? { ...entity.data, description: `changed in the console ${n}` } : entity.data;
+        if (body !== entity.data) changed++;
+        service.write(service.prepare({ type: 'create', body }, actor), actor);
+      }
+    }
+  });
+  const url = await instance.app.listen({ port: 0, host: '127.0.0.1' });
+  process.stdout.write(`${JSON.stringify({ url, changed })}\n`);
+  await new Promise<void>((resolve) => process.once('SIGTERM', () => resolve()));
+  await instance.close();
+}
+
+// ---------------------------------------------------------------- planner child
+
+async function bareParse(dir: string): Promise<number> {
+  const paths: string[] = [];
+  for (const entry of ENTITY_SCHEMAS) {
+    for (const name of await readdir(join(dir, entry.folder)).catch(() => [])) paths.push(join(dir, entry.folder, name));
+  }
+  let parsed = 0;
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < paths.length) {
+      const text = await readFile(paths[next++] as string, 'utf8');
+      if (parseYaml(text) !== null) parsed++;
+    }
+  };
+  await Promise.all(Array.from({ length: 64 }, worker));
+  return parsed;
+}
+
+async function runPlanner(dir: string, url: string, runs: number): Promise<void> {
+  const bare: number[] = [];
+  const plans: number[] = [];
+  let summary: Record<string, number> = {};
+  for (let run = 0; run < runs; run++) {
+    let t = performance.now();
+    const parsed = await bareParse(dir);
+    bare.push(performance.now() - t);
+    t = performance.now();
+    const reader = new FsRepoReader(dir);
+    const config = await readRepoConfig(reader);
+    const client = new ConsoleClient({ baseUrl: url, apiKey: KEY });
+    const { plan } = await planAgainstConsole({ desired: reader, client, desiredLabel: config.console.url });
+    plans.push(performance.now() - t);
+    summary = { ...plan.summary, parsed };
+  }
+  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+  process.stdout.write(`${JSON.stringify({ bareMs: median(bare), planMs: median(plans), maxRssMB: process.resourceUsage().maxRSS / 1024, summary })}\n`);
+}
+
+// ---------------------------------------------------------------- parent
+
+function child(args: string[]): { line: Promise<string>; kill: () => void; done: Promise<void> } {
+  const proc = spawn(process.execPath, ['--import', 'tsx', SELF, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  const line = new Promise<string>((resolve, reject) => {
+    proc.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const nl = out.indexOf('\n');
+      if (nl >= 0) resolve(out.slice(0, nl));
+    });
+    proc.once('exit', (code) => reject(new Error(`bench child ${args[1]} exited with ${code}`)));
+  });
+  const done = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  return { line, kill: () => proc.kill('SIGTERM'), done };
+}
+
+interface Row {
+  size: number;
+  planMs: number;
+  bareMs: number;
+  maxRssMB: number;
+  updates: number;
+  expected: number;
+}
+
+async function main(): Promise<void> {
+  const sizes = arg('sizes', '1000,10000,20000').split(',').map(Number);
+  const runs = Number(arg('runs', '3'));
+  const rows: Row[] = [];
+  for (const size of sizes) {
+    const dir = mkdtempSync(join(tmpdir(), `flagops-bench-plan-${size}-`));
+    try {
+      generateRepo(dir, size);
+      const consoleChild = child(['--role', 'console', '--dir', dir]);
+      const { url, changed } = JSON.parse(await consoleChild.line) as { url: string; changed: number };
+      try {
+        const planner = child(['--role', 'planner', '--dir', dir, '--url', url, '--runs', String(runs)]);
+        const result = JSON.parse(await planner.line) as { bareMs: number; planMs: number; maxRssMB: number; summary: Record<string, number> };
+        await planner.done;
+        rows.push({ size, planMs: result.planMs, bareMs: result.bareMs, maxRssMB: result.maxRssMB, updates: result.summary['update'] ?? 0, expected: changed });
+        const last = rows.at(-1) as Row;
+        process.stderr.write(`  ${size} entities: plan ${last.planMs.toFixed(0)} ms, bare parse ${last.bareMs.toFixed(0)} ms, ${last.updates} updates\n`);
+      } finally {
+        consoleChild.kill();
+        await consoleChild.done;
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  const pad = (s: string, n: number): string => s.padStart(n);
+  console.log(`\nbench:plan — validate + plan over HTTP vs a bare YAML parse of the same files (median of ${runs} runs)\n`);
+  console.log(`${pad('entities', 9)} ${pad('validate+plan', 14)} ${pad('bare parse', 11)} ${pad('ratio', 6)} ${pad('µs/entity', 10)} ${pad('peak RSS', 9)} ${pad('updates found', 14)}`);
+  for (const r of rows) {
+    console.log(
+      `${pad(String(r.size), 9)} ${pad(`${r.planMs.toFixed(0)} ms`, 14)} ${pad(`${r.bareMs.toFixed(0)} ms`, 11)} ${pad(`${(r.planMs / r.bareMs).toFixed(2)}×`, 6)} ${pad((r.planMs * 1000 / r.size).toFixed(0), 10)} ${pad(`${r.maxRssMB.toFixed(0)} MB`, 9)} ${pad(`${r.updates}/${r.expected}`, 14)}`,
+    );
+  }
+  const at = (n: number): Row | undefined => rows.find((r) => r.size === n);
+  const r10 = at(10000);
+  const r20 = at(20000);
+  const checks: [string, boolean][] = [];
+  if (r10) {
+    checks.push([`10,000 entities in ≤ 2 s: ${(r10.planMs / 1000).toFixed(2)} s`, r10.planMs <= 2000]);
+    checks.push([`≤ 3× the bare parse: ${(r10.planMs / r10.bareMs).toFixed(2)}×`, r10.planMs <= 3 * r10.bareMs]);
+    checks.push([`peak RSS ≤ 400 MB: ${r10.maxRssMB.toFixed(0)} MB`, r10.maxRssMB <= 400]);
+  }
+  if (r10 && r20) checks.push([`20k/10k scaling ≤ 2.2×: ${(r20.planMs / r10.planMs).toFixed(2)}×`, r20.planMs / r10.planMs <= 2.2]);
+  for (const r of rows) checks.push([`${r.size}: the plan finds the ${r.expected} changed entities`, r.updates === r.expected]);
+  console.log('');
+  for (const [label, ok] of checks) console.log(`${ok ? 'ok  ' : 'MISS'} ${label}`);
+  if (checks.some(([, ok]) => !ok)) process.exitCode = 1;
+}
+
+export { generateRepo };
+
+if (process.argv[1] !== undefined && fileURLToPath(`file://${process.argv[1]}`) === SELF) {
+  const role = arg('role', 'parent');
+  if (role === 'console') await runConsole(arg('dir', ''));
+  else if (role === 'planner') await runPlanner(arg('dir', ''), arg('url', ''), Number(arg('runs', '3')));
+  else await main();
+}
