@@ -122,7 +122,6 @@ export async function loadRepo(reader: RepoReader): Promise<LoadedRepo> {
 
   const entities: RepoEntity[] = [];
   const declared: RepoEntity[] = [];
-  const parsedFiles = new Map<string, ParsedYamlFile>();
   let fileCount = 0;
   for (const path of listing.files) {
     if (path === REPO_CONFIG_FILE) continue;
@@ -137,8 +136,8 @@ export async function loadRepo(reader: RepoReader): Promise<LoadedRepo> {
       continue;
     }
     fileCount++;
+    // The parsed document (the bulk of the memory) is dropped after this file's checks.
     const parsed = parseYamlFile(path, texts.get(path) ?? '');
-    parsedFiles.set(path, parsed);
     const issues = [...parsed.issues];
     if (parsed.data !== undefined) {
       const result = validateEntityFile(entry, path, stem, parsed.data);
@@ -148,7 +147,13 @@ export async function loadRepo(reader: RepoReader): Promise<LoadedRepo> {
     }
     issuesAt(parsed, issues);
   }
-  for (const issue of crossReferenceIssues(declared, config.environments)) issuesAt(parsedFiles.get(issue.file), [issue]);
+  // Cross-file issues are rare: their files are parsed again to place them.
+  const reparsed = new Map<string, ParsedYamlFile>();
+  for (const issue of crossReferenceIssues(declared, config.environments)) {
+    let file = reparsed.get(issue.file);
+    if (!file) reparsed.set(issue.file, (file = parseYamlFile(issue.file, texts.get(issue.file) ?? '')));
+    issuesAt(file, [issue]);
+  }
   diagnostics.sort(compareDiagnostics);
   return { label: reader.label, config, entities, diagnostics, fileCount };
 }
