@@ -84,7 +84,8 @@ const isEmpty = (v: unknown): boolean =>
  * optional fields without a default dropped when empty, and the creator stamp dropped when not set.
  */
 export function normalizeEntity(entry: EntitySchemaEntry, value: JsonObject): JsonObject {
-  const filled = withoutDerivedTwins({ ...structuredClone(entry.defaults), ...value }) as JsonObject;
+  // Defaults are shared, not cloned: canonical forms are read, never mutated in place.
+  const filled = withoutDerivedTwins(Object.assign({}, entry.defaults, value)) as JsonObject;
   const picked = pick(entityFileSchema(entry), filled, false) as JsonObject;
   const out: JsonObject = {};
   for (const key of entityFileKeys(entry)) {

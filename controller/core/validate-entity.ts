@@ -33,11 +33,20 @@ export const isPlainObject = (value: unknown): value is JsonObject => typeof val
 export function withDefaults(entry: EntitySchemaEntry, data: JsonObject): JsonObject {
   const out: JsonObject = {};
   // Not cloned: the rules only read the entity.
-  for (const key in entry.defaults) {
-    const twin = key.endsWith('Json5') ? key.slice(0, -'Json5'.length) : `${key}Json5`;
-    if (data[twin] === undefined || data[twin] === null) out[key] = entry.defaults[key];
-  }
+  for (const [key, twin] of twinsOf(entry)) if (data[twin] === undefined || data[twin] === null) out[key] = entry.defaults[key];
   return Object.assign(out, data);
+}
+
+const twinCache = new Map<string, [key: string, twin: string][]>();
+
+/** Each default's key with the key of its JSON5 twin (`defaultValue` ↔ `defaultValueJson5`). */
+function twinsOf(entry: EntitySchemaEntry): [key: string, twin: string][] {
+  let twins = twinCache.get(entry.kind);
+  if (twins === undefined) {
+    twins = Object.keys(entry.defaults).map((key) => [key, key.endsWith('Json5') ? key.slice(0, -'Json5'.length) : `${key}Json5`]);
+    twinCache.set(entry.kind, twins);
+  }
+  return twins;
 }
 
 export interface EntityFileResult {
