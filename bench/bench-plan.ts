@@ -206,21 +206,32 @@ async function bareParse(dir: string): Promise<number> {
 async function runPlanner(dir: string, url: string, runs: number): Promise<void> {
   const bare: number[] = [];
   const plans: number[] = [];
+  const bareCpu: number[] = [];
+  const planCpu: number[] = [];
+  const cpuMs = (since: NodeJS.CpuUsage): number => {
+    const used = process.cpuUsage(since);
+    return (used.user + used.system) / 1000;
+  };
   let summary: Record<string, number> = {};
   for (let run = 0; run < runs; run++) {
     let t = performance.now();
+    let cpu = process.cpuUsage();
     const parsed = await bareParse(dir);
     bare.push(performance.now() - t);
+    bareCpu.push(cpuMs(cpu));
     t = performance.now();
+    cpu = process.cpuUsage();
     const reader = new FsRepoReader(dir);
     const config = await readRepoConfig(reader);
     const client = new ConsoleClient({ baseUrl: url, apiKey: KEY });
     const { plan } = await planAgainstConsole({ desired: reader, client, desiredLabel: config.console.url });
     plans.push(performance.now() - t);
+    planCpu.push(cpuMs(cpu));
     summary = { ...plan.summary, parsed };
   }
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
-  process.stdout.write(`${JSON.stringify({ bareMs: median(bare), planMs: median(plans), maxRssMB: process.resourceUsage().maxRSS / 1024, summary })}\n`);
+  const result = { bareMs: median(bare), planMs: median(plans), bareCpuMs: median(bareCpu), planCpuMs: median(planCpu), maxRssMB: process.resourceUsage().maxRSS / 1024, summary };
+  process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
 // ---------------------------------------------------------------- parent
@@ -244,6 +255,8 @@ interface Row {
   size: number;
   planMs: number;
   bareMs: number;
+  planCpuMs: number;
+  bareCpuMs: number;
   maxRssMB: number;
   updates: number;
   expected: number;
@@ -261,9 +274,10 @@ async function main(): Promise<void> {
       const { url, changed } = JSON.parse(await consoleChild.line) as { url: string; changed: number };
       try {
         const planner = child(['--role', 'planner', '--dir', dir, '--url', url, '--runs', String(runs)]);
-        const result = JSON.parse(await planner.line) as { bareMs: number; planMs: number; maxRssMB: number; summary: Record<string, number> };
+        const result = JSON.parse(await planner.line) as Omit<Row, 'size' | 'updates' | 'expected'> & { summary: Record<string, number> };
         await planner.done;
-        rows.push({ size, planMs: result.planMs, bareMs: result.bareMs, maxRssMB: result.maxRssMB, updates: result.summary['update'] ?? 0, expected: changed });
+        const { summary, ...times } = result;
+        rows.push({ size, ...times, updates: summary['update'] ?? 0, expected: changed });
         const last = rows.at(-1) as Row;
         process.stderr.write(`  ${size} entities: plan ${last.planMs.toFixed(0)} ms, bare parse ${last.bareMs.toFixed(0)} ms, ${last.updates} updates\n`);
       } finally {
@@ -277,12 +291,15 @@ async function main(): Promise<void> {
 
   const pad = (s: string, n: number): string => s.padStart(n);
   console.log(`\nbench:plan — validate + plan over HTTP vs a bare YAML parse of the same files (median of ${runs} runs)\n`);
-  console.log(`${pad('entities', 9)} ${pad('validate+plan', 14)} ${pad('bare parse', 11)} ${pad('ratio', 6)} ${pad('µs/entity', 10)} ${pad('peak RSS', 9)} ${pad('updates found', 14)}`);
+  console.log(
+    `${pad('entities', 9)} ${pad('validate+plan', 14)} ${pad('bare parse', 11)} ${pad('ratio', 6)} ${pad('µs/entity', 10)} ${pad('plan CPU', 9)} ${pad('parse CPU', 10)} ${pad('peak RSS', 9)} ${pad('updates found', 14)}`,
+  );
   for (const r of rows) {
     console.log(
-      `${pad(String(r.size), 9)} ${pad(`${r.planMs.toFixed(0)} ms`, 14)} ${pad(`${r.bareMs.toFixed(0)} ms`, 11)} ${pad(`${(r.planMs / r.bareMs).toFixed(2)}×`, 6)} ${pad((r.planMs * 1000 / r.size).toFixed(0), 10)} ${pad(`${r.maxRssMB.toFixed(0)} MB`, 9)} ${pad(`${r.updates}/${r.expected}`, 14)}`,
+      `${pad(String(r.size), 9)} ${pad(`${r.planMs.toFixed(0)} ms`, 14)} ${pad(`${r.bareMs.toFixed(0)} ms`, 11)} ${pad(`${(r.planMs / r.bareMs).toFixed(2)}×`, 6)} ${pad(((r.planMs * 1000) / r.size).toFixed(0), 10)} ${pad(`${r.planCpuMs.toFixed(0)} ms`, 9)} ${pad(`${r.bareCpuMs.toFixed(0)} ms`, 10)} ${pad(`${r.maxRssMB.toFixed(0)} MB`, 9)} ${pad(`${r.updates}/${r.expected}`, 14)}`,
     );
   }
+  console.log('(wall-clock times; CPU = user+system time of the planner process: the console serves from its own process)');
   const at = (n: number): Row | undefined => rows.find((r) => r.size === n);
   const r10 = at(10000);
   const r20 = at(20000);
