@@ -27,8 +27,8 @@ function pairOf(node: unknown, key: string): Pair | undefined {
   return node.items.find((p) => (isScalar(p.key) ? String(p.key.value) : String(p.key)) === key);
 }
 
-/** The offset a property path names: its value node, or its key for `at: 'key'`, else the nearest existing ancestor. */
-function offsetOf(doc: Document, property: string, at: 'key' | 'value' | undefined): number {
+/** The node a property path names: its value node, or its key for `at: 'key'`, else the nearest existing ancestor. */
+function nodeAt(doc: Document, property: string, at: 'key' | 'value' | undefined): { offset: number; node: unknown } {
   let node: unknown = doc.contents;
   let offset = (doc.contents as Node | null)?.range?.[0] ?? 0;
   let pair: Pair | undefined;
@@ -46,8 +46,23 @@ function offsetOf(doc: Document, property: string, at: 'key' | 'value' | undefin
     const start = isPair(node) ? (node.key as Node | null)?.range?.[0] : (node as Node).range?.[0];
     if (start !== undefined) offset = start;
   }
-  if (at === 'key' && pair && isScalar(pair.key) && pair.key.range) offset = pair.key.range[0];
-  return offset;
+  if (at === 'key' && pair && isScalar(pair.key) && pair.key.range) return { offset: pair.key.range[0], node: pair.key };
+  return { offset, node };
+}
+
+/**
+ * A JSON5 error inside a literal block (`defaultValueJson5: |`) names a line and column of the
+ * block's text ("at 3:7"): translated to the file's line and column, else the block itself.
+ */
+function insideBlock(node: unknown, message: string, text: string, lineCounter: LineCounter): { line: number; col: number } | undefined {
+  const match = / at (\d+):(\d+)$/.exec(message);
+  if (!match || !isScalar(node) || node.type !== 'BLOCK_LITERAL' || !node.range) return undefined;
+  const header = lineCounter.linePos(node.range[0]).line;
+  const lines = text.split('\n');
+  const first = lines.slice(header).find((l) => l.trim() !== '') ?? '';
+  const indent = first.length - first.trimStart().length;
+  const line = header + Number(match[1]);
+  return line <= lines.length ? { line, col: indent + Number(match[2]) } : undefined;
 }
 
 export function parseYamlFile(file: string, text: string): ParsedYamlFile {
@@ -68,8 +83,13 @@ export function parseYamlFile(file: string, text: string): ParsedYamlFile {
     data,
     issues,
     place(issue) {
-      const offset = syntaxOffsets.get(issue) ?? offsetOf(doc, issue.property, issue.at);
-      const { line, col } = lineCounter.linePos(offset);
+      const syntax = syntaxOffsets.get(issue);
+      if (syntax !== undefined) {
+        const { line, col } = lineCounter.linePos(syntax);
+        return { ...issue, line, column: col };
+      }
+      const { offset, node } = nodeAt(doc, issue.property, issue.at);
+      const { line, col } = insideBlock(node, issue.message, text, lineCounter) ?? lineCounter.linePos(offset);
       return { ...issue, line, column: col };
     },
   };

@@ -44,7 +44,8 @@ const CASES: Record<string, Expected[]> = {
   'duplicate-id': [['gates/twice.yml', 1, 'id', 'duplicate-id', /duplicates gates\/twice\.yaml/]],
   'duplicate-rule-names': [['gates/rules_twice.yaml', 7, 'rules[1].name', 'rule', /must be unique/]],
   'segment-id-list-with-rules': [['segments/mixed.yaml', 6, 'rules', 'rule', /id_list/]],
-  'json5-invalid': [['dynamic_configs/bad_json5.yaml', 3, 'defaultValueJson5', 'rule', /not valid JSON5/]],
+  // A JSON5 error is placed inside the block: line and column of the offending character.
+  'json5-invalid': [['dynamic_configs/bad_json5.yaml', 4, 'defaultValueJson5', 'rule', /not valid JSON5/]],
   'json5-twin-mismatch': [['dynamic_configs/twins.yaml', 5, 'defaultValueJson5', 'rule', /same JSON as defaultValue/]],
   'config-schema-invalid': [['dynamic_configs/bad_schema.yaml', 3, 'schemaJson5', 'rule', /not a valid JSON Schema/]],
   'config-default-against-schema': [['dynamic_configs/limits.yaml', 6, 'defaultValue', 'rule', /\/max must be integer/]],
@@ -100,6 +101,7 @@ describe('flagops validate fixtures', () => {
       repo.diagnostics.forEach((d, i) => {
         const pattern = expected[i]?.[4];
         if (pattern) expect(d.message).toMatch(pattern);
+        if (name === 'json5-invalid') expect(d.column).toBe(10);
         expect(d.column).toBeGreaterThanOrEqual(1);
         expect(d.severity).toBe(name === 'file-warnings' ? 'warning' : 'error');
       });
