@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { EntityIdSchema } from '../../schemas/common.js';
 import { jsonEqual } from '../core/json-equal.js';
 import { parseWith } from '../core/zod-errors.js';
 import { ConflictError, InputError, NotFoundError, type FieldError } from '../errors.js';
@@ -183,6 +184,14 @@ export class EntityService {
         const body = this.parse(def.schemas.create, op.body, 'create');
         supplied = body;
         id = def.idField === 'name' ? String(body['name']) : typeof body['id'] === 'string' ? body['id'] : deriveId(String(body['name']));
+        if (def.idField === 'id' && body['id'] === undefined) {
+          // A name may be valid where the id made from it isn't ('ab ' → 'ab').
+          const derived = parseWith(EntityIdSchema, id);
+          if (!derived.ok) {
+            const reason = derived.errors[0]?.errorMessage ?? 'is not a valid id';
+            throw new InputError(`Invalid ${def.label.toLowerCase()}.`, [{ property: 'id', errorMessage: `derived from name as '${id}', which ${reason}; send an id` }]);
+          }
+        }
         if (this.deps.store.entities.get(def.kind, id)) throw new ConflictError(`${def.label} ${id} already exists.`);
         after = {
           [def.idField]: id,

@@ -86,6 +86,18 @@ describe('gates', () => {
     expect((await c.call('POST', '/console/v1/gates', { name: 'Gate v2 ' })).statusCode).toBe(201);
   });
 
+  it.each([
+    ['ab ', 'ab'],
+    ['  a', 'a'],
+  ])('a name whose derived id is invalid (%j → %j) is a 400 naming id, nothing stored', async (name, derived) => {
+    const before = storeSnapshot(c);
+    const res = await c.call('POST', '/console/v1/gates', { name });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors).toEqual([{ property: 'id', errorMessage: expect.stringContaining(`'${derived}'`) }]);
+    expect(storeSnapshot(c)).toBe(before);
+    expect((await c.call('POST', '/console/v1/gates', { name, id: 'explicit_id' })).statusCode).toBe(201);
+  });
+
   it('records the calling user as creator and modifier', async () => {
     const member = c.keyFor('dev@example.com', 'member');
     const created = (await c.call('POST', '/console/v1/gates', { name: 'checkout' }, member)).json().data;
