@@ -24,55 +24,56 @@ interface SchemaDef {
   innerType?: unknown;
 }
 
-function unwrap(schema: unknown): SchemaDef | undefined {
-  let def = (schema as { def?: SchemaDef } | undefined)?.def;
+/** A zod schema reduced to what normalising needs, compiled once per schema. */
+type Shape =
+  | { type: 'object'; fields: { key: string; twin: string; shape: () => Shape }[] }
+  | { type: 'array'; element: () => Shape }
+  | { type: 'value' };
+
+const VALUE: Shape = { type: 'value' };
+const shapes = new WeakMap<object, Shape>();
+
+function shapeOf(schema: unknown): Shape {
+  if (typeof schema !== 'object' || schema === null) return VALUE;
+  let shape = shapes.get(schema);
+  if (shape !== undefined) return shape;
+  let def = (schema as { def?: SchemaDef }).def;
   while (def && ['optional', 'nullable', 'default', 'readonly', 'nonoptional', 'prefault', 'catch'].includes(def.type ?? '')) {
     def = (def.innerType as { def?: SchemaDef } | undefined)?.def;
   }
-  return def;
+  const lazy = (child: unknown): (() => Shape) => {
+    let memo: Shape | undefined;
+    return () => (memo ??= shapeOf(child));
+  };
+  if (def?.type === 'object' && def.shape) {
+    shape = { type: 'object', fields: Object.entries(def.shape).map(([key, child]) => ({ key, twin: `${key}${JSON5_SUFFIX}`, shape: lazy(child) })) };
+  } else if (def?.type === 'array') shape = { type: 'array', element: lazy(def.element) };
+  else shape = VALUE;
+  shapes.set(schema, shape);
+  return shape;
 }
 
 /**
- * Keeps what the schema declares, in its key order: response-only fields (rollouts, counts) go, and
- * inside declared objects a null stands for "not set". JSON values (records, unknown) are kept as they are.
+ * Keeps what the schema declares, in its key order: response-only fields (rollouts, counts) go;
+ * inside declared objects a null stands for "not set"; a value whose JSON5 twin is given is left to
+ * the twin (the console derives the value from the text, so the text is what a file and a read
+ * share). JSON values (records, unknown) are kept as they are.
  */
-function pick(schema: unknown, value: unknown, nested: boolean): unknown {
-  const def = unwrap(schema);
-  if (def?.type === 'object' && def.shape && isObject(value)) {
+function pick(shape: Shape, value: unknown, nested: boolean): unknown {
+  if (shape.type === 'object' && isObject(value)) {
     const out: JsonObject = {};
-    for (const [key, child] of Object.entries(def.shape)) {
-      const v = value[key];
-      if (v === undefined || (nested && v === null)) continue;
-      out[key] = pick(child, v, true);
+    for (const field of shape.fields) {
+      const v = value[field.key];
+      if (v === undefined || (nested && v === null) || typeof value[field.twin] === 'string') continue;
+      out[field.key] = pick(field.shape(), v, true);
     }
     return out;
   }
-  if (def?.type === 'array' && Array.isArray(value)) return value.map((item) => pick(def.element, item, true));
+  if (shape.type === 'array' && Array.isArray(value)) {
+    const element = shape.element();
+    return value.map((item) => pick(element, item, true));
+  }
   return value;
-}
-
-/**
- * Applies `fn` to an entity and to every object reachable from it through lists (rules, their
- * variants, groups): where JSON5 twins live. Object-valued fields (JSON values) are not entered.
- */
-function mapContainers(value: unknown, fn: (object: JsonObject) => JsonObject): unknown {
-  if (Array.isArray(value)) return value.map((item) => mapContainers(item, fn));
-  if (!isObject(value)) return value;
-  const out: JsonObject = {};
-  for (const [key, v] of Object.entries(value)) out[key] = Array.isArray(v) ? mapContainers(v, fn) : v;
-  return fn(out);
-}
-
-/**
- * Drops a value wherever its JSON5 twin carries it (`defaultValue` beside `defaultValueJson5`): the
- * console derives the plain value from the JSON5 text, so the text is what a file and a read share.
- */
-export function withoutDerivedTwins(value: unknown): unknown {
-  return mapContainers(value, (object) => {
-    const kept: JsonObject = {};
-    for (const [key, v] of Object.entries(object)) if (typeof object[`${key}${JSON5_SUFFIX}`] !== 'string') kept[key] = v;
-    return kept;
-  });
 }
 
 const isEmpty = (v: unknown): boolean =>
@@ -85,10 +86,9 @@ const isEmpty = (v: unknown): boolean =>
  */
 export function normalizeEntity(entry: EntitySchemaEntry, value: JsonObject): JsonObject {
   // Defaults are shared, not cloned: canonical forms are read, never mutated in place.
-  const filled = withoutDerivedTwins(Object.assign({}, entry.defaults, value)) as JsonObject;
-  const picked = pick(entityFileSchema(entry), filled, false) as JsonObject;
+  const picked = pick(shapeOf(entityFileSchema(entry)), Object.assign({}, entry.defaults, value), false) as JsonObject;
   const out: JsonObject = {};
-  for (const key of entityFileKeys(entry)) {
+  for (const key of fileKeysOf(entry)) {
     if (!(key in picked)) continue;
     const v = picked[key];
     if (!(key in entry.defaults) && key !== entry.idField && key !== 'name' && isEmpty(v)) continue;
@@ -98,33 +98,43 @@ export function normalizeEntity(entry: EntitySchemaEntry, value: JsonObject): Js
   return out;
 }
 
+const fileKeys = new Map<string, string[]>();
+
+function fileKeysOf(entry: EntitySchemaEntry): string[] {
+  let keys = fileKeys.get(entry.kind);
+  if (keys === undefined) fileKeys.set(entry.kind, (keys = entityFileKeys(entry)));
+  return keys;
+}
+
 function itemKey(item: unknown): string | undefined {
   return isObject(item) && typeof item['name'] === 'string' ? item['name'] : undefined;
 }
 
-/** Drops generated ids from `live` list items wherever the matching desired item (by name) doesn't set them. */
-function alignItems(live: unknown, desired: unknown): unknown {
-  if (Array.isArray(live)) {
-    const byName = new Map<string, unknown>();
-    if (Array.isArray(desired)) for (const d of desired) if (itemKey(d) !== undefined) byName.set(itemKey(d) as string, d);
-    return live.map((item, i) => {
-      if (!isObject(item)) return item;
-      const name = itemKey(item);
-      const counterpart = name !== undefined ? byName.get(name) : Array.isArray(desired) ? desired[i] : undefined;
-      const out: JsonObject = {};
-      for (const [key, v] of Object.entries(item)) {
-        if ((GENERATED_ITEM_FIELDS as readonly string[]).includes(key) && !(isObject(counterpart) && counterpart[key] !== undefined)) continue;
-        out[key] = alignItems(v, isObject(counterpart) ? counterpart[key] : undefined);
-      }
-      return out;
-    });
+/**
+ * Drops generated ids from `live` list items wherever the matching desired item (by name) doesn't
+ * set them. Walks lists and their items only (rules, variants, groups): object-valued fields are JSON
+ * values or settings, where the console generates nothing.
+ */
+function alignItems(live: JsonObject, desired: unknown): JsonObject {
+  const out: JsonObject = {};
+  for (const key in live) {
+    const v = live[key];
+    out[key] = Array.isArray(v) ? alignList(v, isObject(desired) ? desired[key] : undefined) : v;
   }
-  if (isObject(live)) {
-    const out: JsonObject = {};
-    for (const [key, v] of Object.entries(live)) out[key] = alignItems(v, isObject(desired) ? desired[key] : undefined);
-    return out;
-  }
-  return live;
+  return out;
+}
+
+function alignList(live: unknown[], desired: unknown): unknown[] {
+  const byName = new Map<string, unknown>();
+  if (Array.isArray(desired)) for (const d of desired) if (itemKey(d) !== undefined) byName.set(itemKey(d) as string, d);
+  return live.map((item, i) => {
+    if (!isObject(item)) return item;
+    const name = itemKey(item);
+    const counterpart = name !== undefined ? byName.get(name) : Array.isArray(desired) ? desired[i] : undefined;
+    const aligned = alignItems(item, counterpart);
+    for (const key of GENERATED_ITEM_FIELDS) if (!(isObject(counterpart) && counterpart[key] !== undefined)) delete aligned[key];
+    return aligned;
+  });
 }
 
 /**
@@ -134,7 +144,7 @@ function alignItems(live: unknown, desired: unknown): unknown {
 export function normalizeLive(entry: EntitySchemaEntry, live: JsonObject, desired?: JsonObject): JsonObject {
   const out = normalizeEntity(entry, live);
   for (const key of STAMPED_WHEN_UNSET) if (desired?.[key] === undefined) delete out[key];
-  return alignItems(out, desired) as JsonObject;
+  return alignItems(out, desired);
 }
 
 /**
