@@ -7,7 +7,7 @@
  *   npm run bench:reviews [-- --changes 500 --concurrency 16]
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -24,7 +24,26 @@ const MAIN = fileURLToPath(new URL('../controller/main.ts', import.meta.url));
 
 type Json = Record<string, unknown> & { data?: Record<string, unknown> };
 
-async function startConsole(db: string): Promise<{ url: string; stop: () => Promise<void> }> {
+/**
+ * CPU time (ms) of a process from /proc (Linux; clock ticks of 10 ms), or undefined elsewhere. Wall
+ * clock rates suffer when the machine is busy; CPU per change does much less.
+ */
+function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+function ownCpuMs(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+}
+
+async function startConsole(db: string): Promise<{ pid: number | undefined; url: string; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--port', '0', '--db', db, '--webhook-timeout', '120000'], {
     env: { ...process.env, FLAGOPS_BOOTSTRAP_KEY: ADMIN },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -39,7 +58,7 @@ async function startConsole(db: string): Promise<{ url: string; stop: () => Prom
     });
   });
   child.removeAllListeners('exit');
-  return { url, stop: () => new Promise((done) => (child.once('exit', () => done()), child.kill('SIGTERM'))) };
+  return { pid: child.pid, url, stop: () => new Promise((done) => (child.once('exit', () => done()), child.kill('SIGTERM'))) };
 }
 
 let base = '';
@@ -75,6 +94,7 @@ function percentile(sorted: number[], p: number): number {
 const dir = mkdtempSync(join(tmpdir(), 'flagops-bench-reviews-'));
 const validated = new Map<string, () => void>();
 let validatorKey = '';
+let consoleProcess: Awaited<ReturnType<typeof startConsole>> | undefined;
 
 // The customer's system: answers the webhook at once, then approves through change_validation.
 const receiver = createServer((request, response) => {
@@ -90,8 +110,9 @@ const receiver = createServer((request, response) => {
 try {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-  const consoleProcess = await startConsole(join(dir, 'console.db'));
-  base = consoleProcess.url;
+  const started = await startConsole(join(dir, 'console.db'));
+  consoleProcess = started;
+  base = started.url;
   const key = async (email: string) => ((await api('POST', '/console/v1/keys', { description: 'bench', userEmail: email, role: 'member' })).data?.['key'] as string);
   const bob = await key('bob@bench.test');
   const carol = await key('carol@bench.test');
@@ -104,7 +125,10 @@ try {
   // Warm-up: JIT, statement caches, connections.
   await pool(50, CONCURRENCY, async (i) => void (await api('PATCH', `/console/v1/gates/direct_${i}`, { description: 'warm' }, bob)));
 
+  const cpu = () => ({ console: processCpuMs(started.pid), own: ownCpuMs() });
+  const cpu0 = cpu();
   const directMs = await pool(CHANGES, CONCURRENCY, async (i) => void (await api('PATCH', `/console/v1/gates/direct_${i}`, change(i), bob)));
+  const cpu1 = cpu();
 
   const commitToCommitted: number[] = [];
   const reviewMs = await pool(CHANGES, CONCURRENCY, async (i) => {
@@ -122,13 +146,15 @@ try {
     commitToCommitted.push(performance.now() - commitStart);
   });
 
+  const cpu2 = cpu();
   // Same end state both ways.
   for (const i of [0, CHANGES - 1]) {
     const direct = (await api('GET', `/console/v1/gates/direct_${i}`)).data?.['rules'] as { passPercentage: number }[];
     const reviewed = (await api('GET', `/console/v1/gates/review_${i}`)).data?.['rules'] as { passPercentage: number }[];
     if (direct[0]?.passPercentage !== reviewed[0]?.passPercentage) throw new Error(`gate ${i} differs between the runs`);
   }
-  await consoleProcess.stop();
+  await started.stop();
+  consoleProcess = undefined;
 
   const directRate = (CHANGES / directMs) * 1000;
   const reviewRate = (CHANGES / reviewMs) * 1000;
@@ -138,8 +164,16 @@ try {
   console.log(`direct PATCH:         ${directRate.toFixed(1)} changes/s (${directMs.toFixed(0)} ms)`);
   console.log(`review + webhook:     ${reviewRate.toFixed(1)} changes/s (${reviewMs.toFixed(0)} ms)`);
   console.log(`ratio review/direct:  ${ratio.toFixed(3)} (target >= 0.25: ${ratio >= 0.25 ? 'met' : 'NOT met'})`);
+  if (cpu0.console !== undefined && cpu1.console !== undefined && cpu2.console !== undefined) {
+    const perChange = (console0: number, console1: number, own0: number, own1: number) => ({ console: (console1 - console0) / CHANGES, client: (own1 - own0) / CHANGES });
+    const d = perChange(cpu0.console, cpu1.console, cpu0.own, cpu1.own);
+    const r = perChange(cpu1.console, cpu2.console, cpu1.own, cpu2.own);
+    console.log(`CPU per change:       direct ${d.console.toFixed(2)} ms console + ${d.client.toFixed(2)} ms client; review ${r.console.toFixed(2)} ms console + ${r.client.toFixed(2)} ms client and receiver`);
+    console.log(`CPU ratio direct/review: ${((d.console + d.client) / (r.console + r.client)).toFixed(3)} (console alone ${(d.console / r.console).toFixed(3)})`);
+  }
   console.log(`commit → committed:   p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(1)} ms, max ${(sorted.at(-1) ?? NaN).toFixed(1)} ms`);
 } finally {
+  await consoleProcess?.stop();
   receiver.close();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -104,3 +104,8 @@ export const ReviewSchema = z
   .meta({ id: 'Review', description: 'A change review.' });
 
 export type Review = z.infer<typeof ReviewSchema>;
+
+export const ValidationOutcomeSchema = ReviewSchema.pick({ reviewID: true, status: true, type: true, configType: true, configName: true, validation: true }).meta({
+  id: 'ValidationOutcome',
+  description: 'What change_validation answers with: the review\'s status and validation, without its configs.',
+});

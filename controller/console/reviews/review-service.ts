@@ -9,6 +9,8 @@ import type { EntityOp, EntityService, PreparedChange } from '../entity-service.
 import type { Actor } from '../permissions.js';
 import type { SettingsService } from './settings-service.js';
 
+export type ValidationOutcome = Pick<Review, 'reviewID' | 'status' | 'type' | 'configType' | 'configName' | 'validation'>;
+
 /** Where a review is addressed: by id alone (/reviews/{id}) or under its entity (/gates/{id}/reviews/{id}). */
 export interface ReviewRef {
   reviewId: string;
@@ -197,8 +199,14 @@ export class ReviewService {
     return review.baseVersion === null ? current !== undefined : current?.version !== review.baseVersion;
   }
 
+  /** What the receiver gets back from change_validation: the review's state, not its configs. */
+  private outcome(review: ReviewRecord): ValidationOutcome {
+    const { reviewID, status, type, configType, configName, validation } = this.view(review, false);
+    return { reviewID, status, type, configType, configName, validation };
+  }
+
   /** The review as the API shows it: what users see of a pending validation included. */
-  view(review: ReviewRecord): Review {
+  view(review: ReviewRecord, withStaleness = true): Review {
     const { validation } = review;
     const initialMessage = this.deps.settings.webhookTarget().initialMessage;
     return {
@@ -215,7 +223,7 @@ export class ReviewService {
       createdTime: review.createdTime,
       lastModifiedTime: review.lastModifiedTime,
       baseVersion: review.baseVersion,
-      isStale: this.isStale(review),
+      isStale: withStaleness && this.isStale(review),
       oldConfig: review.oldConfig,
       newConfig: review.newConfig,
       approvedBy: review.approvedBy,
@@ -411,7 +419,7 @@ export class ReviewService {
    * already has is harmless (no change); anything else on a review that is not pending validation
    * is a 409.
    */
-  validate(body: unknown): { review: Review; changed: boolean } {
+  validate(body: unknown): { review: ValidationOutcome; changed: boolean } {
     const parsed = parseWith(ChangeValidationSchema, body ?? {});
     if (!parsed.ok) throw new InputError('Invalid change validation.', parsed.errors);
     const { reviewID, validated, message, debugLinks } = parsed.value;
@@ -433,6 +441,6 @@ export class ReviewService {
       return { record: this.save(review, { status, validation: { ...next, validated, decidedTime: this.deps.clock() } }), changed: true };
     });
     if (validated !== undefined && result.changed) this.deps.queue.settle(result.record.id);
-    return { review: this.view(result.record), changed: result.changed };
+    return { review: this.outcome(result.record), changed: result.changed };
   }
 }

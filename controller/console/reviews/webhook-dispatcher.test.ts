@@ -117,6 +117,21 @@ describe('WebhookDispatcher', () => {
     expect(seen.validation).toMatchObject({ deliveredTime: null, lastError: 'receiver answered HTTP 302' });
   });
 
+  it('gives up on an attempt that gets no answer in time, and tries again', async () => {
+    receiver.onWebhook(() => new Promise((resolve) => setTimeout(resolve, 400)));
+    try {
+      const instance = start({ webhookTimeoutMs: 800 });
+      const id = await pendingReview(instance);
+      const seen = await waitUntil(async () => {
+        const r = await review(instance, id);
+        return r.validation.attempts >= 2 ? r : undefined;
+      }, 5000, 'two attempts');
+      expect(seen.validation).toMatchObject({ deliveredTime: null, lastError: 'no response in time' });
+    } finally {
+      receiver.onWebhook(undefined);
+    }
+  });
+
   it('logs failed deliveries and timeouts without the webhook key', async () => {
     const lines: string[] = [];
     receiver.respondWith(500);

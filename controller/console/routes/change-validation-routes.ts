@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ChangeValidationMessageSchema, ChangeValidationSchema } from '../../../schemas/change-validation.js';
-import { ReviewSchema } from '../../../schemas/review.js';
+import { ValidationOutcomeSchema } from '../../../schemas/review.js';
 import { parseWith } from '../../core/zod-errors.js';
 import { InputError } from '../../errors.js';
 import { defineRoute } from '../http/define-route.js';
@@ -13,7 +13,7 @@ export function registerChangeValidationRoutes(app: FastifyInstance, catalog: Ro
   defineRoute(
     app,
     catalog,
-    { method: 'POST', url: '/console/v1/change_validation', summary: 'Approve or reject a change pending validation, or only replace its message', tag, permission: 'validate_changes', body: ChangeValidationSchema, response: ReviewSchema },
+    { method: 'POST', url: '/console/v1/change_validation', summary: 'Approve or reject a change pending validation, or only replace its message', tag, permission: 'validate_changes', body: ChangeValidationSchema, response: ValidationOutcomeSchema },
     (request) => {
       const { review, changed } = reviews.validate(request.body);
       const message = !changed ? 'Validation status unchanged (already decided).' : review.validation?.validated === null ? 'Validation message updated successfully' : 'Validation status updated successfully';
@@ -23,7 +23,7 @@ export function registerChangeValidationRoutes(app: FastifyInstance, catalog: Ro
   defineRoute(
     app,
     catalog,
-    { method: 'PATCH', url: '/console/v1/change_validation/message', summary: 'Replace the review-specific message of a change pending validation', tag, permission: 'validate_changes', body: ChangeValidationMessageSchema, response: ReviewSchema },
+    { method: 'PATCH', url: '/console/v1/change_validation/message', summary: 'Replace the review-specific message of a change pending validation', tag, permission: 'validate_changes', body: ChangeValidationMessageSchema, response: ValidationOutcomeSchema },
     (request) => {
       const parsed = parseWith(ChangeValidationMessageSchema, request.body ?? {});
       if (!parsed.ok) throw new InputError('Invalid change validation message.', parsed.errors);
