@@ -43,6 +43,19 @@ describe('diffEntities', () => {
     ]);
   });
 
+  it('matches by id when both sides give ids, so a renamed rule is one changed name', () => {
+    const before = { rules: [{ id: 'r1', ...rule('old name', 10) }] };
+    const after = { rules: [{ id: 'r1', ...rule('new name', 10) }] };
+    expect(diffEntities(before, after)).toEqual([{ path: 'rules[id=r1].name', old: 'old name', new: 'new name' }]);
+  });
+
+  it('compares unnamed objects (conditions) item by item when the lists have the same length', () => {
+    const before = { conditions: [{ type: 'public' }, { type: 'email', targetValue: ['a@x'] }] };
+    const after = { conditions: [{ type: 'public' }, { type: 'email', targetValue: ['b@x'] }] };
+    expect(diffEntities(before, after)).toEqual([{ path: 'conditions[1].targetValue', old: ['a@x'], new: ['b@x'] }]);
+    expect(diffEntities(before, { conditions: [{ type: 'public' }] })).toEqual([{ path: 'conditions', old: before.conditions, new: [{ type: 'public' }] }]);
+  });
+
   it('replaces lists without unique names as a whole', () => {
     expect(diffEntities({ tags: ['a'] }, { tags: ['a', 'b'] })).toEqual([{ path: 'tags', old: ['a'], new: ['a', 'b'] }]);
     const dup = [rule('a', 1), rule('a', 2)];

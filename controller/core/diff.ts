@@ -16,26 +16,26 @@ export interface FieldChange {
 
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The names of a list's items when every item is an object with a unique string name. */
-function namesOf(list: readonly unknown[]): string[] | undefined {
-  const names: string[] = [];
+/** The values of `key` in a list when every item is an object with a unique string `key`. */
+function keysOf(list: readonly unknown[], key: 'id' | 'name'): string[] | undefined {
+  const keys: string[] = [];
   const seen = new Set<string>();
   for (const item of list) {
-    if (!isObject(item) || typeof item['name'] !== 'string' || seen.has(item['name'])) return undefined;
-    seen.add(item['name']);
-    names.push(item['name']);
+    if (!isObject(item) || typeof item[key] !== 'string' || seen.has(item[key])) return undefined;
+    seen.add(item[key]);
+    keys.push(item[key]);
   }
-  return names;
+  return keys;
 }
 
 const join = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`);
 
-function diffNamedLists(path: string, old: unknown[], now: unknown[], oldNames: string[], newNames: string[], out: FieldChange[]): void {
+function diffKeyedLists(path: string, key: 'id' | 'name', old: unknown[], now: unknown[], oldNames: string[], newNames: string[], out: FieldChange[]): void {
   const oldByName = new Map(oldNames.map((n, i) => [n, old[i]]));
   const newSet = new Set(newNames);
-  for (const [i, name] of oldNames.entries()) if (!newSet.has(name)) out.push({ path: `${path}[name=${name}]`, old: old[i] });
+  for (const [i, name] of oldNames.entries()) if (!newSet.has(name)) out.push({ path: `${path}[${key}=${name}]`, old: old[i] });
   for (const [i, name] of newNames.entries()) {
-    const itemPath = `${path}[name=${name}]`;
+    const itemPath = `${path}[${key}=${name}]`;
     if (!oldByName.has(name)) out.push({ path: itemPath, new: now[i] });
     else diffValue(itemPath, oldByName.get(name), now[i], out);
   }
@@ -56,10 +56,19 @@ export function diffValue(path: string, old: unknown, now: unknown, out: FieldCh
     return;
   }
   if (Array.isArray(old) && Array.isArray(now)) {
-    const oldNames = namesOf(old);
-    const newNames = namesOf(now);
-    if (oldNames && newNames && (old.length > 0 || now.length > 0)) {
-      diffNamedLists(path, old, now, oldNames, newNames, out);
+    // Items the desired side names by id (a file that sets rule ids) match by id, so a rename shows
+    // as one changed name; otherwise by name.
+    for (const key of ['id', 'name'] as const) {
+      const oldKeys = keysOf(old, key);
+      const newKeys = keysOf(now, key);
+      if (oldKeys && newKeys && now.length > 0) {
+        diffKeyedLists(path, key, old, now, oldKeys, newKeys, out);
+        return;
+      }
+    }
+    // Unnamed objects (conditions) of two lists of the same length: compared item by item.
+    if (old.length === now.length && old.every(isObject) && now.every(isObject)) {
+      old.forEach((item, i) => diffValue(`${path}[${i}]`, item, now[i], out));
       return;
     }
   }
