@@ -73,9 +73,9 @@ export function planHash(plan: Plan): string {
   return createHash('sha256').update(canonical).digest('hex').slice(0, 12);
 }
 
-/** `rules[name=ramp].passPercentage` → `rules`. */
+/** `rules[name=ramp].passPercentage` → `rules`; `rules#order` (a reordering) → `rules`. */
 function topLevelKey(path: string): string {
-  return /^[^.[]+/.exec(path)?.[0] ?? path;
+  return /^[^.[#]+/.exec(path)?.[0] ?? path;
 }
 
 /**
