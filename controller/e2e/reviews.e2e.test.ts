@@ -95,8 +95,9 @@ describe('submit → approve → commit → webhook → progress → approve →
     const hook = await receiver.waitFor((h) => h.body['review_id'] === reviewID);
     expect(hook.headers['x-service-webhook-key']).toBe(WEBHOOK_KEY);
     expect(hook.body).toMatchObject({ review_id: reviewID, submitter: 'bob@example.com', committer: 'bob@example.com', ...expected });
-    if (path === 'experiments') expect(hook.body['old_experiment']).toMatchObject({ id, version: before.version });
-    else expect(hook.body['old_config']).toMatchObject({ id, version: before.version });
+    if (path !== 'experiments') expect(hook.body['old_config']).toMatchObject({ id, version: before.version });
+    else if (body['change'] !== undefined) expect(hook.body['old_experiment']).toMatchObject({ id, version: before.version });
+    else expect(hook.body).not.toHaveProperty('new_experiment');
 
     expect((await api('POST', '/console/v1/change_validation', { reviewID, message: 'CI: running 3 checks' }, ci)).status).toBe(200);
     const pending = await readReview(reviewID);

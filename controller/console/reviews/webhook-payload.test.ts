@@ -61,7 +61,7 @@ describe('buildWebhookPayload', () => {
     expect(created).not.toHaveProperty('experiment_name');
   });
 
-  it('experiments: experiment_name, old/new experiment and the per-type fields', () => {
+  it('experiments: experiment_name, old/new experiment for changes of a running one, and the per-type fields', () => {
     const allocation = buildWebhookPayload(experiment({ changeTypes: ['update_allocation'] }), 'update_allocation', 'c');
     expect(allocation).toMatchObject({ config_type: 'experiment', experiment_name: 'exp', type: 'update_allocation', old_allocation: 50, new_allocation: 80 });
     expect(allocation).not.toHaveProperty('config_name');
@@ -83,6 +83,7 @@ describe('buildWebhookPayload', () => {
     const shipped = experiment({ changeTypes: ['ship_experiment'], newConfig: { ...experiment({}).newConfig, status: 'decision_made', launchedGroupID: 'g2' } });
     expect(buildWebhookPayload(shipped, 'ship_experiment', 'c')).toMatchObject({ type: 'ship_experiment', group: 'test' });
     const abandoned = buildWebhookPayload(experiment({ changeTypes: ['abandon_experiment'] }), 'abandon_experiment', 'c');
-    expect(Object.keys(abandoned).sort()).toEqual(['committer', 'config_type', 'experiment_name', 'new_experiment', 'old_experiment', 'review_id', 'submitter', 'type']);
+    expect(Object.keys(abandoned).sort()).toEqual(['committer', 'config_type', 'experiment_name', 'review_id', 'submitter', 'type']);
+    expect(buildWebhookPayload(experiment({ changeTypes: ['start_experiment'] }), 'start_experiment', 'c')).not.toHaveProperty('new_experiment');
   });
 });

@@ -1,6 +1,8 @@
 import type { WebhookChangeType } from '../../core/change-type.js';
 import type { JsonObject, ReviewRecord } from '../../store/ports.js';
 
+const LIFECYCLE_TYPES: readonly WebhookChangeType[] = ['start_experiment', 'ship_experiment', 'abandon_experiment'];
+
 /** The experiment settings the reference sends as old_settings/new_settings. */
 function experimentSettings(config: JsonObject | null): JsonObject | null {
   if (!config) return null;
@@ -24,7 +26,7 @@ function shippedGroup(config: JsonObject | null): string | null {
 /**
  * The pre-commit webhook body (spec "Events"): the common fields, `type` (the review's first change
  * type, which the caller passes), `old_config`/`new_config` for gates, dynamic configs and segments, `old_experiment`/
- * `new_experiment` for experiments, plus the per-type fields the reference adds (old/new target apps,
+ * `new_experiment` for changes of a running experiment, plus the per-type fields the reference adds (old/new target apps,
  * allocation, settings, the shipped group). Configs are in the read format, as they were reviewed.
  */
 export function buildWebhookPayload(review: ReviewRecord, type: WebhookChangeType, committer: string): JsonObject {
@@ -38,8 +40,12 @@ export function buildWebhookPayload(review: ReviewRecord, type: WebhookChangeTyp
   if (review.kind === 'experiment') {
     payload['experiment_name'] = review.entityId;
     payload['type'] = type;
-    payload['old_experiment'] = oldConfig;
-    payload['new_experiment'] = newConfig;
+    // Lifecycle changes carry no experiment (spec: no extra payload); changes of a running
+    // experiment carry it before and after, so a receiver can compare it with its own source.
+    if (!LIFECYCLE_TYPES.includes(type)) {
+      payload['old_experiment'] = oldConfig;
+      payload['new_experiment'] = newConfig;
+    }
     if (type === 'update_allocation') {
       payload['old_allocation'] = oldConfig?.['allocation'] ?? null;
       payload['new_allocation'] = newConfig?.['allocation'] ?? null;
