@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { ChangeValidationSchema } from '../../../schemas/change-validation.js';
-import { PENDING_VALIDATION_TITLE, REVIEWABLE_KINDS, ReviewSubmitSchema, type Review, type ReviewAction, type ReviewStatus } from '../../../schemas/review.js';
+import { REVIEWABLE_KINDS, ReviewSubmitSchema, type Review } from '../../../schemas/review.js';
 import { changeTypesOf, type ChangeAction } from '../../core/change-type.js';
 import { parseWith } from '../../core/zod-errors.js';
-import { ConflictError, InputError, NotAllowedError, NotFoundError, type FieldError } from '../../errors.js';
+import { ConflictError, InputError, NotAllowedError, NotFoundError } from '../../errors.js';
 import type { JsonObject, Page, ReviewRecord, Store } from '../../store/ports.js';
-import type { EntityOp, EntityService, PreparedChange } from '../entity-service.js';
+import type { EntityService, PreparedChange } from '../entity-service.js';
 import type { Actor } from '../permissions.js';
+import { asSubmissionError, reviewOp } from './review-op.js';
+import { reviewView } from './review-view.js';
 import type { SettingsService } from './settings-service.js';
 
 export type ValidationOutcome = Pick<Review, 'reviewID' | 'status' | 'type' | 'configType' | 'configName' | 'validation'>;
@@ -42,20 +44,8 @@ const FINAL: readonly string[] = ['rejected', 'canceled', 'committed', 'stale'];
 /** Statuses whose commit would apply or start a validation, so an entity change makes them stale. */
 const COMMITTABLE: readonly string[] = ['approved', 'approved_webhook_validation', 'validation_timed_out'];
 
-const LIFECYCLE: Readonly<Record<string, string>> = { start: 'start', ship: 'make_decision', abandon: 'abandon' };
-
 function newReviewId(): string {
   return `rev_${randomBytes(8).toString('hex')}`;
-}
-
-/**
- * Field errors of the entity operation, renamed to the request property they came from:
- * `change.rules[0].name`, or `group` when the group to ship was given that way.
- */
-function asSubmissionError(error: unknown, via: 'change' | 'group'): unknown {
-  if (!(error instanceof InputError)) return error;
-  const errors = error.errors.map((e) => ({ ...e, property: via === 'group' ? 'group' : e.property === '(body)' ? 'change' : `change.${e.property}` }));
-  return new InputError(error.message, errors);
 }
 
 function submitterActor(email: string): Actor {
@@ -91,7 +81,7 @@ export class ReviewService {
     const { store, clock } = this.deps;
     return store.transaction(() => {
       const action: ChangeAction = parsed.value.action ?? 'update';
-      const op = this.opOf(service, entityId, action, parsed.value);
+      const op = reviewOp(service, this.deps.store.entities, entityId, action, parsed.value);
       let prepared: PreparedChange;
       try {
         prepared = service.prepare(op, actor);
@@ -135,44 +125,6 @@ export class ReviewService {
     });
   }
 
-  /** The entity operation a submission proposes; the same operation a direct write would run. */
-  private opOf(service: EntityService, id: string, action: ChangeAction, body: { change?: JsonObject; group?: string }): EntityOp {
-    const errors: FieldError[] = [];
-    const { def } = service;
-    if (action !== 'create' && action !== 'update' && action !== 'delete') {
-      const name = LIFECYCLE[action] ?? action;
-      if (!def.actions?.[name]) errors.push({ property: 'action', errorMessage: `'${action}' is not available for ${def.label.toLowerCase()}s` });
-    }
-    if (body.group !== undefined && action !== 'ship') errors.push({ property: 'group', errorMessage: "is only allowed with action 'ship'" });
-    if ((action === 'update' || action === 'create') && body.change === undefined) errors.push({ property: 'change', errorMessage: 'is required' });
-    if (action === 'delete' && body.change !== undefined) errors.push({ property: 'change', errorMessage: "is not allowed with action 'delete'" });
-    if (action === 'create' && body.change?.['id'] !== undefined && body.change['id'] !== id) {
-      errors.push({ property: 'change.id', errorMessage: `must equal the id in the path (${id}) or be left out` });
-    }
-    if (action === 'ship' && body.group !== undefined && body.change !== undefined) errors.push({ property: 'group', errorMessage: 'give the group either here or in change, not both' });
-    if (errors.length > 0) throw new InputError('Invalid review.', errors);
-
-    switch (action) {
-      case 'update':
-        return { type: 'patch', id, body: body.change };
-      case 'create':
-        return { type: 'create', body: { ...body.change, id } };
-      case 'delete':
-        return { type: 'delete', id };
-      case 'ship':
-        return { type: 'action', id, action: 'make_decision', body: body.change ?? (body.group === undefined ? undefined : this.groupBody(service, id, body.group)) };
-      default:
-        return { type: 'action', id, action: LIFECYCLE[action] ?? action, body: body.change };
-    }
-  }
-
-  /** `group` names a group by id or by name; make_decision takes either. */
-  private groupBody(service: EntityService, id: string, group: string): JsonObject {
-    const current = this.deps.store.entities.get(service.def.kind, id);
-    const groups = Array.isArray(current?.data['groups']) ? (current.data['groups'] as JsonObject[]) : [];
-    return groups.some((g) => g['id'] === group) ? { id: group } : { name: group };
-  }
-
   // ---- reads -----------------------------------------------------------------------------------
 
   private load(ref: ReviewRef): ReviewRecord {
@@ -207,51 +159,7 @@ export class ReviewService {
 
   /** The review as the API shows it: what users see of a pending validation included. */
   view(review: ReviewRecord, withStaleness = true): Review {
-    const { validation } = review;
-    const initialMessage = this.deps.settings.webhookTarget().initialMessage;
-    return {
-      reviewID: review.id,
-      status: review.status as ReviewStatus,
-      type: review.changeTypes[0] ?? null,
-      changeTypes: review.changeTypes,
-      configType: review.kind,
-      configName: review.entityId,
-      action: review.action as 'update' | ReviewAction,
-      description: review.description,
-      change: review.change,
-      submitter: review.submitter,
-      createdTime: review.createdTime,
-      lastModifiedTime: review.lastModifiedTime,
-      baseVersion: review.baseVersion,
-      isStale: withStaleness && this.isStale(review),
-      oldConfig: review.oldConfig,
-      newConfig: review.newConfig,
-      approvedBy: review.approvedBy,
-      approvedTime: review.approvedTime,
-      rejectedBy: review.rejectedBy,
-      rejectedTime: review.rejectedTime,
-      comment: review.comment,
-      canceledBy: review.canceledBy,
-      canceledTime: review.canceledTime,
-      committer: review.committer,
-      committedTime: review.committedTime,
-      committedVersion: review.committedVersion,
-      bypassedValidation: review.bypassedValidation,
-      validation: validation && {
-        title: review.status === 'pending_webhook_validation' ? PENDING_VALIDATION_TITLE : null,
-        initialMessage: initialMessage === '' ? null : initialMessage,
-        message: validation.message,
-        debugLinks: validation.debugLinks,
-        committer: validation.committer,
-        startedTime: validation.startedTime,
-        deadline: validation.deadline,
-        attempts: validation.attempts,
-        deliveredTime: validation.deliveredTime,
-        lastError: validation.lastError,
-        validated: validation.validated,
-        decidedTime: validation.decidedTime,
-      },
-    };
+    return reviewView(review, { initialMessage: this.deps.settings.webhookTarget().initialMessage, isStale: withStaleness && this.isStale(review) });
   }
 
   // ---- reviewer decisions ----------------------------------------------------------------------
@@ -383,7 +291,7 @@ export class ReviewService {
   /** Writes the reviewed change with the entity service, in the caller's transaction. */
   private apply(review: ReviewRecord, actor: Actor, bypass: boolean): ReviewRecord {
     const service = this.service(review.kind);
-    const op = this.opOf(service, review.entityId, review.action as ChangeAction, { change: review.change ?? undefined });
+    const op = reviewOp(service, this.deps.store.entities, review.entityId, review.action as ChangeAction, { change: review.change ?? undefined });
     let prepared: PreparedChange;
     try {
       // Re-checked against the current state of every other entity (references, delete blockers).
