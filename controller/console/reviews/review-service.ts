@@ -159,7 +159,9 @@ export class ReviewService {
 
   /** The review as the API shows it: what users see of a pending validation included. */
   view(review: ReviewRecord, withStaleness = true): Review {
-    return reviewView(review, { initialMessage: this.deps.settings.webhookTarget().initialMessage, isStale: withStaleness && this.isStale(review) });
+    // The company-level message only shows with a validation: skip the settings read otherwise.
+    const initialMessage = review.validation ? this.deps.settings.webhookTarget().initialMessage : '';
+    return reviewView(review, { initialMessage, isStale: withStaleness && this.isStale(review) });
   }
 
   // ---- reviewer decisions ----------------------------------------------------------------------
