@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { InputError } from '../../errors.js';
 import type { EntityService } from '../entity-service.js';
 import { defineRoute } from '../http/define-route.js';
 import { pagination, parseBooleanFlag, parseIfMatch, parsePaging, queryOf, stringParam } from '../http/request-helpers.js';
@@ -28,7 +29,12 @@ export function registerEntityRoutes(app: FastifyInstance, catalog: RouteCatalog
   const name = def.label.toLowerCase();
   const options = (request: Parameters<Parameters<typeof defineRoute>[3]>[0], rawBody: unknown) => {
     const fromBody = def.dryRun === 'body' ? splitDryRun(rawBody) : { body: rawBody, dryRun: false };
-    const dryRun = fromBody.dryRun || (def.dryRun === 'query' && parseBooleanFlag(queryOf(request)['dryRun'], 'dryRun'));
+    const asked = queryOf(request)['dryRun'];
+    // A client asking for a dry run where there is none must not get a real write instead.
+    if (asked !== undefined && def.dryRun !== 'query') {
+      throw new InputError(`${def.label}s have no dry run${def.dryRun === 'body' ? ' in the query; send "dryRun": true in the body' : ''}.`, [{ property: 'dryRun', errorMessage: 'is not supported here' }]);
+    }
+    const dryRun = fromBody.dryRun || (def.dryRun === 'query' && parseBooleanFlag(asked, 'dryRun'));
     return { body: fromBody.body, dryRun, expectedVersion: parseIfMatch(request.headers['if-match']) };
   };
   const id = (request: Parameters<typeof stringParam>[0]) => stringParam(request, def.idField);

@@ -483,3 +483,14 @@ describe('gate validation: one mutated field per case', () => {
     cases: GATE_CASES,
   });
 });
+
+describe('dry run where a kind has none', () => {
+  it('refuses ?dryRun on gate writes instead of writing', async () => {
+    const c2 = createTestConsole();
+    const res = await c2.call('POST', '/console/v1/gates?dryRun=true', { name: 'dry gate' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors).toEqual([{ property: 'dryRun', errorMessage: 'is not supported here' }]);
+    expect((await c2.call('GET', '/console/v1/gates/dry_gate')).statusCode).toBe(404);
+    await c2.close();
+  });
+});
