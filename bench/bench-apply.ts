@@ -6,7 +6,7 @@
  *             policies), change_validation, commit again, then a re-plan.      target ratio ≥ 0.25
  * The console and the bridge run as child processes (the compiled CLI); apply runs here.
  *
- *   npm run bench:apply [-- --entities 1000 --concurrency 64 --no-build]
+ *   npm run bench:apply [-- --entities 1000 --concurrency 64 --no-build --profile DIR]
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,6 +26,8 @@ const { values } = parseArgs({
     entities: { type: 'string', default: '1000' },
     concurrency: { type: 'string', default: '64' },
     'no-build': { type: 'boolean', default: false },
+    /** Writes CPU profiles of the console and the bridge (apply phase) into this folder. */
+    profile: { type: 'string' },
   },
 });
 const N = Number(values.entities);
@@ -36,8 +38,8 @@ const WEBHOOK_KEY = 'bench-apply-webhook-key';
 const TARGET = 0.25;
 const children: ChildProcess[] = [];
 
-function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<string> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'flagops.js'), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function start(args: string[], env: Record<string, string>, ready: RegExp, nodeArgs: string[] = []): Promise<string> {
+  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin', 'flagops.js'), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let err = '';
   child.stderr?.on('data', (c: Buffer) => (err += c.toString()));
@@ -120,11 +122,12 @@ try {
   await stopAll();
 
   // End to end: reviews, approval, webhook, bridge git check, validation, commit.
-  const url = await start(['serve', '--port', '0', '--db', join(dir, 'apply.db')], { FLAGOPS_BOOTSTRAP_KEY: ADMIN }, /listening on (http:\/\/\S+)/);
+  const profile = values.profile === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', values.profile];
+  const url = await start(['serve', '--port', '0', '--db', join(dir, 'apply.db')], { FLAGOPS_BOOTSTRAP_KEY: ADMIN }, /listening on (http:\/\/\S+)/, profile);
   const admin = new ConsoleClient({ baseUrl: url, apiKey: ADMIN });
   const key = async (email: string): Promise<string> => String(((await admin.request('POST', '/console/v1/keys', { description: 'bench', userEmail: email, role: 'member' })).data as Record<string, unknown>)['key']);
   const [submitterKey, approverKey, bridgeKey] = [await key('flagops@bench'), await key('approver@bench'), await key('bridge@bench')];
-  const bridgeUrl = await start(['bridge', '--repo', repo, '--port', '0', '--console', url], { FLAGOPS_API_KEY: bridgeKey, FLAGOPS_WEBHOOK_KEY: WEBHOOK_KEY }, /listening on (http:\/\/\S+)/);
+  const bridgeUrl = await start(['bridge', '--repo', repo, '--port', '0', '--console', url], { FLAGOPS_API_KEY: bridgeKey, FLAGOPS_WEBHOOK_KEY: WEBHOOK_KEY }, /listening on (http:\/\/\S+)/, profile);
   await admin.request('POST', '/console/v1/settings/precommit_webhook', { webhookURL: `${bridgeUrl}/webhook`, webhookKey: WEBHOOK_KEY });
   const t1 = performance.now();
   const report = await applyRepo({

@@ -136,7 +136,7 @@ export function registerReviewRoutes(app: FastifyInstance, catalog: RouteCatalog
       // re-reading the review in-process, which costs microseconds rather than an HTTP round trip.
       const deadline = Date.now() + waitMs;
       while (waitWhile !== undefined && review.status === waitWhile && Date.now() < deadline && !request.raw.destroyed) {
-        await new Promise((resolve) => setTimeout(resolve, 10));
+        await new Promise((resolve) => setTimeout(resolve, 40));
         review = reviews.get({ reviewId });
       }
       return { message: 'Review read successfully.', data: review };
