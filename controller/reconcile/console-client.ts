@@ -1,15 +1,8 @@
+import type { z } from 'zod';
+import type { PaginationSchema } from '../../schemas/common.js';
 import type { EntitySchemaEntry } from '../../schemas/index.js';
-import {
-  AuthenticationError,
-  ConflictError,
-  InputError,
-  NotAllowedError,
-  NotFoundError,
-  RateLimitedError,
-  UpstreamError,
-  type DomainError,
-  type FieldError,
-} from '../errors.js';
+import { domainErrorOf } from '../error-table.js';
+import { UpstreamError, type FieldError } from '../errors.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -25,14 +18,7 @@ export interface ConsoleClientOptions {
   fetch?: typeof fetch;
 }
 
-export interface Pagination {
-  itemsPerPage: number;
-  pageNumber: number;
-  totalItems: number;
-  nextPage: string | null;
-  previousPage: string | null;
-  all: string;
-}
+export type Pagination = z.infer<typeof PaginationSchema>;
 
 export interface Envelope<T> {
   message: string;
@@ -44,17 +30,6 @@ export interface RequestOptions {
   /** Expected current version: sent as If-Match. */
   ifMatch?: number;
   query?: Record<string, string>;
-}
-
-/** HTTP status → the domain error the rest of flagops understands (see controller/error-table.ts). */
-function errorFor(status: number, message: string, errors: FieldError[]): DomainError {
-  if (status === 400 || status === 413 || status === 415) return new InputError(message, errors);
-  if (status === 401) return new AuthenticationError(message);
-  if (status === 403) return new NotAllowedError(message);
-  if (status === 404) return new NotFoundError(message);
-  if (status === 409) return new ConflictError(message);
-  if (status === 429) return new RateLimitedError(message);
-  return new UpstreamError(message);
 }
 
 /**
@@ -98,7 +73,7 @@ export class ConsoleClient {
       const error = json as { message?: unknown; errors?: unknown };
       const message = typeof error.message === 'string' ? error.message : `HTTP ${response.status}`;
       const errors = Array.isArray(error.errors) ? (error.errors as FieldError[]) : [];
-      throw errorFor(response.status, `console: ${what}: ${message}`, errors);
+      throw domainErrorOf(response.status, `console: ${what}: ${message}`, errors);
     }
     return json as Envelope<T>;
   }

@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import type { PaginationSchema } from '../../../schemas/common.js';
 import type { FastifyRequest } from 'fastify';
 import { AuthenticationError, InputError, NotAllowedError, type FieldError } from '../../errors.js';
 import type { Actor } from '../permissions.js';
@@ -35,14 +37,7 @@ export function parsePaging(query: Record<string, unknown>): Paging {
   return { page, limit, offset: (page - 1) * limit };
 }
 
-export interface Pagination {
-  itemsPerPage: number;
-  pageNumber: number;
-  totalItems: number;
-  nextPage: string | null;
-  previousPage: string | null;
-  all: string;
-}
+export type Pagination = z.infer<typeof PaginationSchema>;
 
 /** Builds the pagination object; next/previous keep the request's other query parameters. */
 export function pagination(path: string, query: Record<string, unknown>, paging: Paging, total: number): Pagination {
