@@ -9,13 +9,14 @@
  *
  *   npm run bench:api [-- --duration 5 --warmup 2 --connections 10 --no-build]
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { ChildProcesses, type Server } from './child-processes.js';
 
 const { values } = parseArgs({
   options: {
@@ -35,43 +36,9 @@ const GATE = 'bench_gate';
 const READ_RATIO_TARGET = 0.7;
 const WRITE_RATE_TARGET = 1500;
 
-interface Server {
-  url: string;
-  child: ChildProcess;
-}
-
-const children: ChildProcess[] = [];
-
-function startChild(args: string[], env: Record<string, string>, ready: RegExp): Promise<Server> {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let err = '';
-  child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}:\n${err}`)));
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = ready.exec(out);
-      if (!match?.[1]) return;
-      child.removeAllListeners('exit');
-      resolve({ url: match[1], child });
-    });
-  });
-}
-
-function stopAll(): Promise<unknown> {
-  return Promise.all(
-    children.splice(0).map(
-      (child) =>
-        new Promise<void>((done) => {
-          if (child.exitCode !== null || child.signalCode !== null) return done();
-          child.once('exit', () => done());
-          child.kill('SIGTERM');
-        }),
-    ),
-  );
-}
+const children = new ChildProcesses(ROOT);
+const startChild = (args: string[], env: Record<string, string>, ready: RegExp): Promise<Server> => children.start(args, env, ready);
+const stopAll = (): Promise<void> => children.stopAll();
 
 async function api(base: string, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
   const res = await fetch(`${base}${path}`, {

@@ -8,7 +8,7 @@
  *
  *   npm run bench:apply [-- --entities 1000 --concurrency 64 --no-build --profile DIR]
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +20,7 @@ import { ConsoleClient } from '../controller/reconcile/console-client.js';
 import { FsRepoReader } from '../controller/source/fs-repo-reader.js';
 import { loadRepo } from '../controller/source/load-repo.js';
 import { ENTITY_SCHEMAS } from '../schemas/index.js';
+import { ChildProcesses } from './child-processes.js';
 
 const { values } = parseArgs({
   options: {
@@ -36,38 +37,10 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ADMIN = 'console-bench-apply-admin';
 const WEBHOOK_KEY = 'bench-apply-webhook-key';
 const TARGET = 0.25;
-const children: ChildProcess[] = [];
-
-function start(args: string[], env: Record<string, string>, ready: RegExp, nodeArgs: string[] = []): Promise<string> {
-  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin', 'flagops.js'), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let err = '';
-  child.stderr?.on('data', (c: Buffer) => (err += c.toString()));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}:\n${err}`)));
-    child.stdout?.on('data', (c: Buffer) => {
-      out += c.toString();
-      const match = ready.exec(out);
-      if (!match?.[1]) return;
-      child.removeAllListeners('exit');
-      resolve(match[1]);
-    });
-  });
-}
-
-async function stopAll(): Promise<void> {
-  await Promise.all(
-    children.splice(0).map(
-      (child) =>
-        new Promise<void>((done) => {
-          if (child.exitCode !== null || child.signalCode !== null) return done();
-          child.once('exit', () => done());
-          child.kill('SIGTERM');
-        }),
-    ),
-  );
-}
+const children = new ChildProcesses(ROOT);
+const start = async (args: string[], env: Record<string, string>, ready: RegExp, nodeArgs: string[] = []): Promise<string> =>
+  (await children.start([...nodeArgs, join(ROOT, 'bin', 'flagops.js'), ...args], env, ready)).url;
+const stopAll = (): Promise<void> => children.stopAll();
 
 async function runAll<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;

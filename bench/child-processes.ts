@@ -1,0 +1,48 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+
+export interface Server {
+  url: string;
+  child: ChildProcess;
+}
+
+/**
+ * Servers the benchmarks start in child processes, so load generator and server don't share a core;
+ * `stopAll` ends them (SIGTERM) and waits.
+ */
+export class ChildProcesses {
+  private readonly children: ChildProcess[] = [];
+
+  constructor(private readonly cwd: string) {}
+
+  /** Spawns `node ...args` and resolves with the URL its stdout's first match of `ready` captures. */
+  start(args: string[], env: Record<string, string>, ready: RegExp): Promise<Server> {
+    const child = spawn(process.execPath, args, { cwd: this.cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.children.push(child);
+    let err = '';
+    child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    return new Promise((resolve, reject) => {
+      let out = '';
+      child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}:\n${err}`)));
+      child.stdout?.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const match = ready.exec(out);
+        if (!match?.[1]) return;
+        child.removeAllListeners('exit');
+        resolve({ url: match[1], child });
+      });
+    });
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all(
+      this.children.splice(0).map(
+        (child) =>
+          new Promise<void>((done) => {
+            if (child.exitCode !== null || child.signalCode !== null) return done();
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
+      ),
+    );
+  }
+}
