@@ -19,6 +19,7 @@ import { EntityService } from './console/entity-service.js';
 import { ALL_KINDS } from './console/kinds/all-kinds.js';
 import { ReviewService } from './console/reviews/review-service.js';
 import { SettingsService } from './console/reviews/settings-service.js';
+import { ReviewChanges } from './console/reviews/review-changes.js';
 import { retryPolicyFor, WebhookDispatcher } from './console/reviews/webhook-dispatcher.js';
 import { registerChangeValidationRoutes } from './console/routes/change-validation-routes.js';
 import { registerReviewRoutes } from './console/routes/review-routes.js';
@@ -37,6 +38,8 @@ export interface ConsoleOptions {
   logger?: FastifyServerOptions['logger'];
   clock?: () => number;
   bodyLimit?: number;
+  /** How often a held review read (`waitWhile`) re-reads without being woken; default 250 ms. */
+  reviewRecheckMs?: number;
 }
 
 export interface ConsoleInstance {
@@ -64,8 +67,9 @@ export function createConsole(options: ConsoleOptions): ConsoleInstance {
   const beforeDirectWrite = (kind: string, actor: Actor): void => settings.assertDirectWriteAllowed(kind, actor);
   const services = new Map(ALL_KINDS.map((def) => [def.kind, new EntityService(def, { store, clock, publicUrl: () => publicUrl, beforeDirectWrite })]));
   const webhookTimeoutMs = options.webhookTimeoutMs ?? 120_000;
-  const webhooks = new WebhookDispatcher({ store, clock, settings, retry: retryPolicyFor(webhookTimeoutMs), log: (message, fields) => app.log.warn(fields, message) });
-  const reviews = new ReviewService({ store, clock, entities: services, settings, webhookTimeoutMs, queue: webhooks });
+  const changes = new ReviewChanges();
+  const webhooks = new WebhookDispatcher({ store, clock, settings, retry: retryPolicyFor(webhookTimeoutMs), log: (message, fields) => app.log.warn(fields, message), changes });
+  const reviews = new ReviewService({ store, clock, entities: services, settings, webhookTimeoutMs, queue: webhooks, changes });
   const app = buildConsoleApp({
     store,
     auth,
@@ -74,7 +78,7 @@ export function createConsole(options: ConsoleOptions): ConsoleInstance {
     logger: options.logger,
     bodyLimit: options.bodyLimit,
     extraRoutes: [
-      (server, catalog) => registerReviewRoutes(server, catalog, reviews),
+      (server, catalog) => registerReviewRoutes(server, catalog, reviews, { recheckMs: options.reviewRecheckMs }),
       (server, catalog) => registerChangeValidationRoutes(server, catalog, reviews),
       (server, catalog) => registerSettingsRoutes(server, catalog, settings),
     ],

@@ -7,6 +7,7 @@ import { ConflictError, InputError, NotAllowedError, NotFoundError } from '../..
 import type { JsonObject, Page, ReviewRecord, Store } from '../../store/ports.js';
 import type { EntityService, PreparedChange } from '../entity-service.js';
 import type { Actor } from '../permissions.js';
+import type { ReviewChanges } from './review-changes.js';
 import { asSubmissionError, reviewOp } from './review-op.js';
 import { reviewView } from './review-view.js';
 import type { SettingsService } from './settings-service.js';
@@ -37,6 +38,8 @@ export interface ReviewServiceDeps {
   /** How long the receiver has to decide (spec: 2 minutes). */
   webhookTimeoutMs: number;
   queue: ValidationQueue;
+  /** Wakes review long polls after a review record is written. */
+  changes?: ReviewChanges;
 }
 
 /** Statuses from which nothing moves any more. */
@@ -121,6 +124,7 @@ export class ReviewService {
         validation: null,
       };
       store.reviews.insert(record);
+      this.deps.changes?.changed(record.id);
       return this.view(record);
     });
   }
@@ -137,6 +141,15 @@ export class ReviewService {
 
   get(ref: ReviewRef): Review {
     return this.view(this.load(ref));
+  }
+
+  /**
+   * Resolves when the review is written next (in this process), or after `ms`; the caller re-reads.
+   * Without a notifier it is a plain timer.
+   */
+  nextChange(reviewId: string, ms: number): Promise<void> {
+    if (this.deps.changes) return this.deps.changes.next(reviewId, ms);
+    return new Promise((resolve) => setTimeout(resolve, ms));
   }
 
   list(query: { kind?: string; entityId?: string; statuses?: string[]; offset: number; limit: number }): Page<Review> {
@@ -169,6 +182,7 @@ export class ReviewService {
   private save(review: ReviewRecord, changes: Partial<ReviewRecord>): ReviewRecord {
     const updated = { ...review, ...changes, lastModifiedTime: this.deps.clock() };
     this.deps.store.reviews.update(updated);
+    this.deps.changes?.changed(updated.id);
     return updated;
   }
 

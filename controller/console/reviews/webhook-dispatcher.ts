@@ -1,5 +1,6 @@
 import type { WebhookChangeType } from '../../core/change-type.js';
 import type { ReviewRecord, ReviewValidationRecord, Store } from '../../store/ports.js';
+import type { ReviewChanges } from './review-changes.js';
 import type { ValidationQueue } from './review-service.js';
 import type { SettingsService } from './settings-service.js';
 import { buildWebhookPayload } from './webhook-payload.js';
@@ -34,6 +35,8 @@ export interface WebhookDispatcherDeps {
   /** Operational messages; never handed the webhook key. */
   log: (message: string, fields: Record<string, unknown>) => void;
   fetch?: typeof fetch;
+  /** Wakes review long polls after a review record is written. */
+  changes?: ReviewChanges;
 }
 
 interface Job {
@@ -134,6 +137,7 @@ export class WebhookDispatcher implements ValidationQueue {
       const review = this.pending(reviewId);
       if (!review || clock() < review.validation.deadline) return false;
       store.reviews.update({ ...review, status: 'validation_timed_out', lastModifiedTime: clock() });
+      this.deps.changes?.changed(reviewId);
       return true;
     });
     if (expired) this.deps.log('pre-commit validation timed out', { review: reviewId });
@@ -209,6 +213,7 @@ export class WebhookDispatcher implements ValidationQueue {
         lastError: failure ?? null,
       };
       store.reviews.update({ ...review, validation });
+      this.deps.changes?.changed(reviewId);
       return validation.attempts;
     });
   }

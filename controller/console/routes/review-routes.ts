@@ -32,7 +32,14 @@ function statusesOf(query: Record<string, unknown>): string[] | undefined {
 /** Longest a review read may be held by `waitWhile`. */
 const MAX_WAIT_MS = 25_000;
 
-export function registerReviewRoutes(app: FastifyInstance, catalog: RouteCatalog, reviews: ReviewService): void {
+/**
+ * How often a held review read re-reads its review without being woken: in-process writes wake it at
+ * once (ReviewChanges); this catches a review turning stale and writes by another process.
+ */
+const RECHECK_MS = 250;
+
+export function registerReviewRoutes(app: FastifyInstance, catalog: RouteCatalog, reviews: ReviewService, options: { recheckMs?: number } = {}): void {
+  const recheckMs = options.recheckMs ?? RECHECK_MS;
   const tag = 'Reviews';
   for (const service of reviews.reviewableKinds()) {
     const { def } = service;
@@ -133,10 +140,10 @@ export function registerReviewRoutes(app: FastifyInstance, catalog: RouteCatalog
       }
       let review = reviews.get({ reviewId });
       // Clients waiting on approval or validation would otherwise poll; this holds the request instead,
-      // re-reading the review in-process, which costs microseconds rather than an HTTP round trip.
+      // re-reading the review in-process when it is written (or every recheckMs).
       const deadline = Date.now() + waitMs;
       while (waitWhile !== undefined && review.status === waitWhile && Date.now() < deadline && !request.raw.destroyed) {
-        await new Promise((resolve) => setTimeout(resolve, 40));
+        await reviews.nextChange(reviewId, Math.min(recheckMs, Math.max(0, deadline - Date.now())));
         review = reviews.get({ reviewId });
       }
       return { message: 'Review read successfully.', data: review };
