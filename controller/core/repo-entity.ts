@@ -15,6 +15,8 @@ export interface RepoEntity {
   file: string;
   /** The file's fields as the kind's zod schema parsed them. */
   data: JsonObject;
+  /** Drift policy set by the file itself (`# flagops: drift=adopt`), over flagops.yaml's. */
+  drift?: 'detect' | 'heal' | 'adopt';
 }
 
 export type IssueCode =

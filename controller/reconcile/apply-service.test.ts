@@ -139,3 +139,28 @@ describe('applyRepo failures', () => {
     }
   });
 });
+
+describe('drift policy set by the file', () => {
+  it('wins over flagops.yaml and is checked', async () => {
+    const other = createTestConsole();
+    const url = await other.app.listen({ port: 0, host: '127.0.0.1' });
+    const repo = await mkdtemp(join(tmpdir(), 'flagops-apply-directive-'));
+    await cp(EXAMPLE, repo, { recursive: true });
+    try {
+      const submitter = new ConsoleClient({ baseUrl: url, apiKey: other.keyFor('flagops@ci.example.com', 'member') });
+      const approverKey = new ConsoleClient({ baseUrl: url, apiKey: other.keyFor('checkout-lead@acme.example', 'member') });
+      expect((await applyRepo({ desired: new FsRepoReader(repo), client: submitter, approver: approverKey })).ok).toBe(true);
+      const file = join(repo, 'gates/dark_mode.yaml');
+      await writeFile(file, `# flagops: drift=heal\n${await readFile(file, 'utf8')}`);
+      await other.call('PATCH', '/console/v1/gates/dark_mode', { description: 'by hand' });
+      const { plan } = await planAgainstConsole({ desired: new FsRepoReader(repo), client: submitter });
+      expect(plan.changes.map((ch) => [ch.id, ch.action, ch.drift?.policy])).toEqual([['dark_mode', 'drift', 'heal']]);
+
+      await writeFile(file, (await readFile(file, 'utf8')).replace('drift=heal', 'drift=ignore'));
+      await expect(planAgainstConsole({ desired: new FsRepoReader(repo), client: submitter })).rejects.toThrow(/does not validate/);
+    } finally {
+      await other.close();
+      await rm(repo, { recursive: true, force: true });
+    }
+  });
+});

@@ -74,10 +74,14 @@ async function planWith(input: PlanInput, readLive: () => Promise<LiveState>, id
   if (identityResult.status === 'rejected') throw identityResult.reason;
   const prune = { ...repo.config.prune, enabled: input.prune === true || repo.config.prune.enabled };
   const { drift: driftConfig } = repo.config;
+  const fileDrift = new Map(repo.entities.filter((e) => e.drift !== undefined).map((e) => [`${e.folder}/${e.id}`, e.drift]));
   const drift =
     identityResult.value === undefined
       ? undefined
-      : { identity: identityResult.value, policyOf: (folder: string, id: string) => driftConfig.entities[`${folder}/${id}`] ?? driftConfig.default };
+      : {
+          identity: identityResult.value,
+          policyOf: (folder: string, id: string) => fileDrift.get(`${folder}/${id}`) ?? driftConfig.entities[`${folder}/${id}`] ?? driftConfig.default,
+        };
   return { plan: buildPlan(input.desiredLabel ?? repo.label, repo.entities, live, { prune, drift }), repo };
 }
 

@@ -49,6 +49,22 @@ export function loadEntityFile(path: string, text: string): { entity?: RepoEntit
   return { entity, diagnostics: issues.map((i) => parsed.place(i)).sort(compareDiagnostics) };
 }
 
+const DIRECTIVE = /^#\s*flagops:\s*drift\s*=\s*(\S*)\s*$/m;
+
+/**
+ * A file may set its own drift policy in a comment line, `# flagops: drift=heal`, which wins over
+ * flagops.yaml (comments, so the entity's fields stay exactly the API's).
+ */
+export function driftDirective(path: string, text: string): { policy?: 'detect' | 'heal' | 'adopt'; issue?: Diagnostic } {
+  const match = DIRECTIVE.exec(text);
+  if (!match) return {};
+  const value = match[1] ?? '';
+  if (value === 'detect' || value === 'heal' || value === 'adopt') return { policy: value };
+  const line = text.slice(0, match.index).split('\n').length;
+  const message = `drift directive '${value}' must be one of detect, heal, adopt`;
+  return { issue: { file: path, property: '', message, code: 'repo-config', severity: 'error', line, column: 1 } };
+}
+
 /**
  * Parses an entity file's text into its fields, or throws an InputError naming every problem with its
  * line: for callers that need the desired state of one entity (the bridge at a branch HEAD, apply).
@@ -142,7 +158,9 @@ export async function loadRepo(reader: RepoReader): Promise<LoadedRepo> {
     if (parsed.data !== undefined) {
       const result = validateEntityFile(entry, path, stem, parsed.data);
       issues.push(...result.issues);
-      if (result.entity) entities.push(result.entity);
+      const directive = driftDirective(path, texts.get(path) ?? '');
+      if (directive.issue) diagnostics.push(directive.issue);
+      if (result.entity) entities.push(directive.policy ? { ...result.entity, drift: directive.policy } : result.entity);
       if (result.declared) declared.push(result.declared);
     }
     issuesAt(parsed, issues);
