@@ -56,6 +56,17 @@ const STAMP_FIELDS = ['version', 'createdTime', 'creatorName', 'lastModifiedTime
 
 const STAMPS = new Set(STAMP_FIELDS);
 
+/** Entities of one kind kept by the read cache of `get` (cleared when full). */
+const READ_CACHE_MAX = 1000;
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
 /** Whether two stored entities are the same apart from server stamps (without copying either). */
 function sameApartFromStamps(a: JsonObject, b: JsonObject): boolean {
   for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
@@ -77,6 +88,8 @@ export class EntityService {
   readonly def: KindDef;
   private readonly writable: Set<string>;
   private lookupCache: EntityLookup | undefined;
+  /** Reads since the store's change mark last moved (see `get`). */
+  private reads: { mark: string; records: Map<string, EntityRecord>; lookup: EntityLookup } | undefined;
 
   constructor(
     def: KindDef,
@@ -133,8 +146,38 @@ export class EntityService {
     return out;
   }
 
+  /**
+   * Reads are cached until the store's change mark moves (any write in this process, committed or
+   * rolled back, or a commit by another connection): the stored record, and the lists of other
+   * kinds computed fields read (every holdout, for holdoutIDs). Never inside a transaction (no mark
+   * there). Cached records are frozen: responses are built as new objects around them.
+   */
   get(id: string): JsonObject {
-    return this.toResponse(this.current(id).data);
+    const mark = this.deps.store.changeMark?.();
+    if (mark === undefined) return this.toResponse(this.current(id).data);
+    if (this.reads?.mark !== mark) this.reads = { mark, records: new Map(), lookup: this.frozenLookup() };
+    const { records } = this.reads;
+    let record = records.get(id);
+    if (record === undefined) {
+      record = deepFreeze(this.current(id));
+      if (records.size >= READ_CACHE_MAX) records.clear();
+      records.set(id, record);
+    }
+    return this.toResponse(record.data, this.reads.lookup);
+  }
+
+  /** Like memoizedLookup, with the lists frozen because they outlive one call. */
+  private frozenLookup(): EntityLookup {
+    const base = this.lookup;
+    const lists = new Map<string, EntityRecord[]>();
+    return {
+      ...base,
+      list: (kind) => {
+        let records = lists.get(kind);
+        if (records === undefined) lists.set(kind, (records = deepFreeze(base.list(kind))));
+        return records;
+      },
+    };
   }
 
   exists(id: string): boolean {

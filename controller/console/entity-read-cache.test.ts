@@ -1,0 +1,96 @@
+/**
+ * EntityService.get caches stored records and the holdout list until the store's change mark moves.
+ * Every way stored data can change must show in the next read: writes through the API, computed
+ * fields that depend on another kind (holdoutIDs), writes that roll back, writes past the services,
+ * and commits by another connection to the same database file.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
+import { createTestConsole, type TestConsole } from '../test-support/test-console.js';
+
+let c: TestConsole | undefined;
+const dirs: string[] = [];
+afterEach(async () => {
+  await c?.close();
+  c = undefined;
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function gate(console: TestConsole): Promise<{ description: string; holdoutIDs: string[]; version: number }> {
+  const res = await console.call('GET', '/console/v1/gates/gate_one');
+  expect(res.statusCode).toBe(200);
+  return res.json().data;
+}
+
+async function withGate(db?: string): Promise<TestConsole> {
+  c = createTestConsole(db === undefined ? {} : { db });
+  expect((await c.call('POST', '/console/v1/gates', { id: 'gate_one', name: 'gate one' })).statusCode).toBe(201);
+  return c;
+}
+
+describe('entity read cache', () => {
+  it('shows every API write in the next read, holdout writes included', async () => {
+    const console = await withGate();
+    expect(await gate(console)).toMatchObject({ description: '', holdoutIDs: [], version: 1 });
+    expect((await console.call('PATCH', '/console/v1/gates/gate_one', { description: 'two' })).statusCode).toBe(200);
+    expect(await gate(console)).toMatchObject({ description: 'two', version: 2 });
+    expect((await console.call('POST', '/console/v1/holdouts', { name: 'hold one', gateIDs: ['gate_one'] })).statusCode).toBe(201);
+    expect((await gate(console)).holdoutIDs).toEqual(['hold_one']);
+    expect((await console.call('PATCH', '/console/v1/holdouts/hold_one', { isEnabled: false })).statusCode).toBe(200);
+    expect((await gate(console)).holdoutIDs).toEqual([]);
+    expect((await console.call('DELETE', '/console/v1/holdouts/hold_one')).statusCode).toBe(200);
+    expect((await console.call('DELETE', '/console/v1/gates/gate_one')).statusCode).toBe(200);
+    expect((await console.call('GET', '/console/v1/gates/gate_one')).statusCode).toBe(404);
+  });
+
+  it('answers a rolled-back write with the stored state, and sees writes made past the services', async () => {
+    const console = await withGate();
+    await gate(console);
+    const { store } = console;
+    const record = store.entities.get('gate', 'gate_one');
+    if (!record) throw new Error('gate not stored');
+    expect(() =>
+      store.transaction(() => {
+        store.entities.update({ ...record, version: 2, data: { ...record.data, description: 'rolled back', version: 2 } });
+        throw new Error('abort');
+      }),
+    ).toThrow('abort');
+    expect(await gate(console)).toMatchObject({ description: '', version: 1 });
+    store.transaction(() => store.entities.update({ ...record, version: 2, data: { ...record.data, description: 'direct', version: 2 } }));
+    expect(await gate(console)).toMatchObject({ description: 'direct', version: 2 });
+  });
+
+  it('sees a commit by another connection to the same database file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'flagops-read-cache-'));
+    dirs.push(dir);
+    const file = join(dir, 'console.db');
+    const console = await withGate(file);
+    expect(await gate(console)).toMatchObject({ description: '' });
+    const other = openSqliteStore(file);
+    try {
+      const record = other.entities.get('gate', 'gate_one');
+      if (!record) throw new Error('gate not stored');
+      other.transaction(() => other.entities.update({ ...record, version: 2, data: { ...record.data, description: 'elsewhere', version: 2 } }));
+    } finally {
+      other.close();
+    }
+    expect(await gate(console)).toMatchObject({ description: 'elsewhere', version: 2 });
+  });
+
+  it('has no change mark inside a transaction, and a new one after any write', () => {
+    const store = openSqliteStore(':memory:');
+    try {
+      const before = store.changeMark?.();
+      expect(before).toBeDefined();
+      expect(store.changeMark?.()).toBe(before);
+      store.transaction(() => expect(store.changeMark?.()).toBeUndefined());
+      store.settings.set('reviews', { is_config_review_required: true });
+      expect(store.changeMark?.()).not.toBe(before);
+    } finally {
+      store.close();
+    }
+  });
+});
