@@ -43,8 +43,9 @@ const ACTOR_CACHE_MAX = 1000;
 /** Users, keys and roles. Keys are stored as sha256 hashes and compared in constant time. */
 export class AuthService {
   /**
-   * Actors by key hash. Authentication runs on every request and costs three store reads; the
-   * cache makes it one hash and one map lookup (bench:api).
+   * Actors by the key as presented. Authentication runs on every request and costs a sha256 and
+   * three store reads; the cache makes it one map lookup (bench:api). Only keys that resolved are
+   * cached, so bad keys can't fill it; it lives in memory only, like the request that carried the key.
    */
   private readonly actors = new Map<string, { actor: Actor; expires: number }>();
 
@@ -80,10 +81,10 @@ export class AuthService {
 
   authenticate(secret: string | undefined): Actor {
     if (secret === undefined || secret === '') throw new AuthenticationError('Missing SERVICE-API-KEY header.');
-    const hash = hashKey(secret);
     const now = this.deps.clock();
-    const cached = this.actors.get(hash);
+    const cached = this.actors.get(secret);
     if (cached && cached.expires > now) return cached.actor;
+    const hash = hashKey(secret);
     const computed = Buffer.from(hash, 'hex');
     const key = this.deps.store.auth.findKeyByHash(hash);
     // The lookup is by hash, so timing leaks nothing about the secret; the constant-time compare
@@ -95,7 +96,7 @@ export class AuthService {
     const permissions = key.scopes.includes(READ_ONLY_SCOPE) ? ['read'] : (this.deps.store.roles.get(role)?.permissions ?? []);
     const actor: Actor = { userEmail: key.userEmail, keyId: key.id, role, permissions: new Set(permissions) };
     if (this.actors.size >= ACTOR_CACHE_MAX) this.actors.clear();
-    this.actors.set(hash, { actor, expires: now + ACTOR_CACHE_TTL_MS });
+    this.actors.set(secret, { actor, expires: now + ACTOR_CACHE_TTL_MS });
     return actor;
   }
 
