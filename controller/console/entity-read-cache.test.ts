@@ -77,6 +77,8 @@ describe('entity read cache', () => {
     } finally {
       other.close();
     }
+    // Another connection's commits show within the store's recheck bound (100 ms).
+    await new Promise((resolve) => setTimeout(resolve, 150));
     expect(await gate(console)).toMatchObject({ description: 'elsewhere', version: 2 });
   });
 
@@ -90,6 +92,26 @@ describe('entity read cache', () => {
       store.settings.set('reviews', { is_config_review_required: true });
       expect(store.changeMark?.()).not.toBe(before);
     } finally {
+      store.close();
+    }
+  });
+
+  it('re-reads data_version (commits by other connections) once the recheck bound has passed', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'flagops-change-mark-'));
+    dirs.push(dir);
+    const file = join(dir, 'console.db');
+    let time = 0;
+    const store = openSqliteStore(file, undefined, { dataVersionRecheckMs: 100, now: () => time });
+    const other = openSqliteStore(file);
+    try {
+      const before = store.changeMark?.();
+      other.settings.set('reviews', { is_config_review_required: true });
+      time = 99;
+      expect(store.changeMark?.()).toBe(before);
+      time = 100;
+      expect(store.changeMark?.()).not.toBe(before);
+    } finally {
+      other.close();
       store.close();
     }
   });

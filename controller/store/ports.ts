@@ -204,10 +204,10 @@ export interface Store {
   /** Runs fn atomically: everything it wrote is kept, or nothing is if it throws. Nestable. */
   transaction<T>(fn: () => T): T;
   /**
-   * A value that differs whenever stored data may have changed since it was last read: any write by
-   * this store (committed or rolled back) or a commit by another connection to the same database.
-   * Undefined inside a transaction, and when the store can't tell: caches of derived data key on it
-   * and must not cache then.
+   * A value that differs whenever stored data may have changed since it was last read: at once after
+   * any write by this store (committed or rolled back); after a commit by another connection to the
+   * same database within a short bound the store documents (SQLite: 100 ms). Undefined inside a
+   * transaction, and when the store can't tell: caches of derived data key on it and must not cache then.
    */
   changeMark?(): string | undefined;
   close(): void;
