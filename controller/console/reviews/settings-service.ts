@@ -25,10 +25,22 @@ export interface WebhookTarget {
  * pre-commit webhook. The webhook key is write-only: stored as given (it has to be sent), never shown.
  */
 export class SettingsService {
+  /** Stored settings as last read, until the store's change mark moves (read on nearly every request). */
+  private cache: { mark: string; values: Map<string, JsonObject | undefined> } | undefined;
+
   constructor(private readonly deps: { store: Store; clock: () => number }) {}
 
+  private stored(name: string): JsonObject | undefined {
+    const mark = this.deps.store.changeMark?.();
+    if (mark === undefined) return this.deps.store.settings.get(name);
+    if (this.cache?.mark !== mark) this.cache = { mark, values: new Map() };
+    const { values } = this.cache;
+    if (!values.has(name)) values.set(name, this.deps.store.settings.get(name));
+    return values.get(name);
+  }
+
   reviews(): ReviewsSettings {
-    const stored = this.deps.store.settings.get(REVIEWS);
+    const stored = this.stored(REVIEWS);
     return { is_config_review_required: stored?.['is_config_review_required'] === true };
   }
 
@@ -45,7 +57,7 @@ export class SettingsService {
   }
 
   webhookTarget(): WebhookTarget {
-    const stored = this.deps.store.settings.get(WEBHOOK) ?? {};
+    const stored = this.stored(WEBHOOK) ?? {};
     const text = (name: string): string => (typeof stored[name] === 'string' ? (stored[name] as string) : '');
     return { url: text('webhookURL'), key: text('webhookKey'), initialMessage: text('initialMessage') };
   }
