@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { EntityIdSchema } from '../../schemas/common.js';
 import { jsonEqual } from '../core/json-equal.js';
 import { parseWith } from '../core/zod-errors.js';
-import { ConflictError, InputError, NotFoundError, type FieldError } from '../errors.js';
+import { ConflictError, InputError, NotAllowedError, NotFoundError, type FieldError } from '../errors.js';
 import { DuplicateKeyError, type EntityRecord, type JsonObject, type Page, type Store } from '../store/ports.js';
 import type { EntityLookup, KindDef } from './kinds/kind-def.js';
 import type { Actor } from './permissions.js';
@@ -302,8 +302,18 @@ export class EntityService {
     if (!options.dryRun) this.deps.beforeDirectWrite?.(this.def.kind, actor);
     return this.deps.store.transaction(() => {
       const prepared = this.prepare(op, actor);
+      if (!options.dryRun) this.assertEntityAllowsDirectWrite(prepared, actor);
       return this.write(prepared, actor, options);
     });
+  }
+
+  /** An entity whose own reviewSettings require reviews changes only through a review, unless bypassed. */
+  private assertEntityAllowsDirectWrite(prepared: PreparedChange, actor: Actor): void {
+    const settings = prepared.before?.data['reviewSettings'] as { requiredReview?: unknown } | undefined;
+    if (settings?.requiredReview !== true || actor.permissions.has('bypass_reviews')) return;
+    throw new NotAllowedError(
+      `${this.def.label} ${prepared.id} requires reviews (reviewSettings.requiredReview): submit the change as a review (POST .../${prepared.id}/reviews), or use a key whose role holds bypass_reviews.`,
+    );
   }
 
   /**
