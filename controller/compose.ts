@@ -38,6 +38,8 @@ export interface ConsoleOptions {
   logger?: FastifyServerOptions['logger'];
   clock?: () => number;
   bodyLimit?: number;
+  /** Requests per second per key (bursts up to twice that); 0 or absent: no limit. */
+  rateLimitPerSecond?: number;
   /** How often a held review read (`waitWhile`) re-reads without being woken; default 250 ms. */
   reviewRecheckMs?: number;
 }
@@ -77,6 +79,7 @@ export function createConsole(options: ConsoleOptions): ConsoleInstance {
     publicUrl: () => publicUrl,
     logger: options.logger,
     bodyLimit: options.bodyLimit,
+    rateLimit: options.rateLimitPerSecond ? { perSecond: options.rateLimitPerSecond, burst: 2 * options.rateLimitPerSecond } : undefined,
     extraRoutes: [
       (server, catalog) => registerReviewRoutes(server, catalog, reviews, { recheckMs: options.reviewRecheckMs }),
       (server, catalog) => registerChangeValidationRoutes(server, catalog, reviews),

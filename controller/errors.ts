@@ -29,7 +29,14 @@ export class NotAllowedError extends DomainError {}
 export class NotFoundError extends DomainError {}
 /** Duplicate id or name, stale version, or an entity/review in the wrong state. */
 export class ConflictError extends DomainError {}
-export class RateLimitedError extends DomainError {}
+export class RateLimitedError extends DomainError {
+  /** Seconds after which a retry may succeed (HTTP Retry-After). */
+  readonly retryAfterSeconds: number | undefined;
+  constructor(message: string, retryAfterSeconds?: number) {
+    super(message);
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
 /** A dependency outside the process (git, the console, a webhook receiver) failed. */
 export class UpstreamError extends DomainError {}
 

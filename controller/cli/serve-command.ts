@@ -8,11 +8,13 @@ export const serveCommand: Command = {
   name: 'serve',
   summary: 'Run the console HTTP API on a SQLite database',
   usage: `Usage: flagops serve [--host 127.0.0.1] [--port 8080] [--db PATH|:memory:] [--public-url URL]
-                     [--webhook-timeout MS] [--log-level warn]
+                     [--webhook-timeout MS] [--rate-limit N] [--log-level warn]
 
   With an empty database and FLAGOPS_BOOTSTRAP_KEY set, creates an admin key with that value;
   with neither keys nor the variable, generates an admin key and prints it once (to stderr).
-  Prints "flagops console listening on http://HOST:PORT" to stdout when ready. --port 0 picks a free port.`,
+  Prints "flagops console listening on http://HOST:PORT" to stdout when ready. --port 0 picks a free port.
+  --rate-limit N allows each key N requests per second (bursts of 2N), answering 429 with Retry-After
+  above; 0 (the default) turns it off.`,
   options: {
     host: { type: 'string', default: '127.0.0.1' },
     port: { type: 'string', default: '8080' },
@@ -20,6 +22,7 @@ export const serveCommand: Command = {
     'public-url': { type: 'string' },
     'webhook-timeout': { type: 'string', default: '120000' },
     'log-level': { type: 'string', default: 'warn' },
+    'rate-limit': { type: 'string', default: '0' },
   },
   async run(args, io) {
     const port = intOption(args, 'port', 0, 65535);
@@ -35,6 +38,7 @@ export const serveCommand: Command = {
       publicUrl: stringOption(args, 'public-url'),
       bootstrapKey: env.bootstrapKey,
       webhookTimeoutMs,
+      rateLimitPerSecond: intOption(args, 'rate-limit', 0, 1_000_000),
       logger: stderrLogger(io, level),
     });
     if (instance.bootstrap.generated && instance.bootstrap.secret) {

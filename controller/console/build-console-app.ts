@@ -3,6 +3,7 @@ import type { Store } from '../store/ports.js';
 import type { AuthService } from './auth-service.js';
 import type { EntityService } from './entity-service.js';
 import { installErrorHandler } from './http/error-handler.js';
+import { RateLimiter } from './http/rate-limiter.js';
 import { buildOpenApiDocument } from './http/openapi-document.js';
 import { RouteCatalog } from './http/route-catalog.js';
 import type { Actor } from './permissions.js';
@@ -20,6 +21,8 @@ export interface ConsoleAppDeps {
   logger?: FastifyServerOptions['logger'];
   /** Largest accepted request body, bytes (413 above). */
   bodyLimit?: number;
+  /** Requests per key: `perSecond` on average, bursts up to `burst`; 429 above. Off when absent. */
+  rateLimit?: { perSecond: number; burst: number };
 }
 
 declare module 'fastify' {
@@ -48,6 +51,7 @@ export function buildConsoleApp(deps: ConsoleAppDeps): FastifyInstance {
   app.decorateRequest('actor', undefined);
   // A callback hook, not an async one: it runs on every request, and Fastify runs a callback hook
   // without a promise and a microtask hop (bench:api).
+  const limiter = deps.rateLimit ? new RateLimiter(deps.rateLimit) : undefined;
   app.addHook('onRequest', (request, _reply, done) => {
     // Decide on the matched route pattern, not the raw URL: `/%63onsole/v1/gates` routes to
     // /console/v1/gates but doesn't start with it.
@@ -59,6 +63,7 @@ export function buildConsoleApp(deps: ConsoleAppDeps): FastifyInstance {
     const header = request.headers['service-api-key'];
     try {
       request.actor = deps.auth.authenticate(Array.isArray(header) ? header[0] : header);
+      limiter?.take(request.actor.keyId ?? request.actor.userEmail);
     } catch (error) {
       done(error as Error);
       return;

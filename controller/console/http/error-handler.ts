@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { httpStatusOf } from '../../error-table.js';
-import { DomainError, InputError } from '../../errors.js';
+import { DomainError, InputError, RateLimitedError } from '../../errors.js';
 
 export interface ErrorBody {
   status: number;
@@ -40,6 +40,7 @@ export function installErrorHandler(app: FastifyInstance): void {
       body = { status: 500, message: 'Internal Server Error' };
     }
     if (body.status >= 500 && error instanceof DomainError) request.log.error({ err: error }, 'upstream failure');
+    if (error instanceof RateLimitedError && error.retryAfterSeconds !== undefined) void reply.header('retry-after', String(error.retryAfterSeconds));
     void reply.status(body.status).send(body);
   });
   app.setNotFoundHandler((request, reply) => {
