@@ -109,16 +109,17 @@ export class EntityService {
 
   /**
    * A lookup whose `list` reads each kind once: decorating a page of a thousand gates would otherwise
-   * re-read every holdout once per gate. For one synchronous call only (no writes in between).
+   * re-read every holdout once per gate. For one synchronous call only (no writes in between), or,
+   * frozen, for the read cache that outlives the call.
    */
-  private memoizedLookup(): EntityLookup {
+  private memoizedLookup(freeze = false): EntityLookup {
     const base = this.lookup;
     const lists = new Map<string, EntityRecord[]>();
     return {
       ...base,
       list: (kind) => {
         let records = lists.get(kind);
-        if (records === undefined) lists.set(kind, (records = base.list(kind)));
+        if (records === undefined) lists.set(kind, (records = freeze ? deepFreeze(base.list(kind)) : base.list(kind)));
         return records;
       },
     };
@@ -155,7 +156,7 @@ export class EntityService {
   get(id: string): JsonObject {
     const mark = this.deps.store.changeMark?.();
     if (mark === undefined) return this.toResponse(this.current(id).data);
-    if (this.reads?.mark !== mark) this.reads = { mark, records: new Map(), lookup: this.frozenLookup() };
+    if (this.reads?.mark !== mark) this.reads = { mark, records: new Map(), lookup: this.memoizedLookup(true) };
     const { records } = this.reads;
     let record = records.get(id);
     if (record === undefined) {
@@ -164,20 +165,6 @@ export class EntityService {
       records.set(id, record);
     }
     return this.toResponse(record.data, this.reads.lookup);
-  }
-
-  /** Like memoizedLookup, with the lists frozen because they outlive one call. */
-  private frozenLookup(): EntityLookup {
-    const base = this.lookup;
-    const lists = new Map<string, EntityRecord[]>();
-    return {
-      ...base,
-      list: (kind) => {
-        let records = lists.get(kind);
-        if (records === undefined) lists.set(kind, (records = deepFreeze(base.list(kind))));
-        return records;
-      },
-    };
   }
 
   exists(id: string): boolean {
