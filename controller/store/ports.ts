@@ -175,6 +175,22 @@ export interface ReviewRecord {
   validation: ReviewValidationRecord | null;
 }
 
+/** What a review records as it is decided, committed or validated: nothing yet when submitted. */
+export const UNDECIDED_REVIEW = {
+  approvedBy: null,
+  approvedTime: null,
+  rejectedBy: null,
+  rejectedTime: null,
+  comment: null,
+  canceledBy: null,
+  canceledTime: null,
+  committer: null,
+  committedTime: null,
+  committedVersion: null,
+  bypassedValidation: false,
+  validation: null,
+} as const satisfies Partial<ReviewRecord>;
+
 export interface ReviewQuery {
   kind?: string;
   entityId?: string;

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryStore } from './memory/memory-store.js';
-import { DuplicateKeyError, type ReviewRecord, type Store } from './ports.js';
+import { DuplicateKeyError, UNDECIDED_REVIEW, type ReviewRecord, type Store } from './ports.js';
 import { openSqliteStore } from './sqlite/open-sqlite-store.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'flagops-reviews-'));
@@ -37,18 +37,7 @@ function reviewRecord(id: string, overrides: Partial<ReviewRecord> = {}): Review
     oldConfig: { id: 'g1', isEnabled: true, version: 1 },
     newConfig: { id: 'g1', isEnabled: false, version: 2 },
     changeTypes: ['rules'],
-    approvedBy: null,
-    approvedTime: null,
-    rejectedBy: null,
-    rejectedTime: null,
-    comment: null,
-    canceledBy: null,
-    canceledTime: null,
-    committer: null,
-    committedTime: null,
-    committedVersion: null,
-    bypassedValidation: false,
-    validation: null,
+    ...UNDECIDED_REVIEW,
     ...overrides,
   };
 }

@@ -4,7 +4,7 @@ import { REVIEWABLE_KINDS, ReviewSubmitSchema, type Review } from '../../../sche
 import { changeTypesOf, type ChangeAction } from '../../core/change-type.js';
 import { parseWith } from '../../core/zod-errors.js';
 import { ConflictError, InputError, NotAllowedError, NotFoundError } from '../../errors.js';
-import type { JsonObject, Page, ReviewRecord, Store } from '../../store/ports.js';
+import { UNDECIDED_REVIEW, type JsonObject, type Page, type ReviewRecord, type Store } from '../../store/ports.js';
 import type { EntityService, PreparedChange } from '../entity-service.js';
 import type { Actor } from '../permissions.js';
 import type { ReviewChanges } from './review-changes.js';
@@ -110,18 +110,7 @@ export class ReviewService {
         oldConfig: prepared.before ? service.toResponse(prepared.before.data) : null,
         newConfig: preview ?? null,
         changeTypes: changeTypesOf({ configType: kind, action, before: prepared.before?.data, after: prepared.after }),
-        approvedBy: null,
-        approvedTime: null,
-        rejectedBy: null,
-        rejectedTime: null,
-        comment: null,
-        canceledBy: null,
-        canceledTime: null,
-        committer: null,
-        committedTime: null,
-        committedVersion: null,
-        bypassedValidation: false,
-        validation: null,
+        ...UNDECIDED_REVIEW,
       };
       store.reviews.insert(record);
       this.deps.changes?.changed(record.id);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ReviewRecord } from '../../store/ports.js';
+import { UNDECIDED_REVIEW, type ReviewRecord } from '../../store/ports.js';
 import { buildWebhookPayload } from './webhook-payload.js';
 
 const base: ReviewRecord = {
@@ -18,18 +18,7 @@ const base: ReviewRecord = {
   oldConfig: { id: 'checkout', targetApps: [], rules: [] },
   newConfig: { id: 'checkout', targetApps: ['web'], rules: [{ name: 'r' }] },
   changeTypes: ['rules', 'update_target_apps'],
-  approvedBy: null,
-  approvedTime: null,
-  rejectedBy: null,
-  rejectedTime: null,
-  comment: null,
-  canceledBy: null,
-  canceledTime: null,
-  committer: null,
-  committedTime: null,
-  committedVersion: null,
-  bypassedValidation: false,
-  validation: null,
+  ...UNDECIDED_REVIEW,
 };
 
 const experiment = (overrides: Partial<ReviewRecord>): ReviewRecord => ({
