@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DescriptionSchema, EntityNameSchema, NullableStringSchema, OwnerSchema, PermalinkShape, ServerFieldsShape, TagsSchema } from './common.js';
+import { DescriptionSchema, EntityNameSchema, NullableStringSchema, OwnerSchema, PermalinkShape, ServerFieldsShape, TagsSchema, TeamShape } from './common.js';
 
 export const ScheduledReloadHourSchema = z
   .number()
@@ -36,8 +36,7 @@ const fields = {
   idTypeMapping: z.array(IdTypeMappingSchema).min(1, 'must map at least one unit ID type').describe('Maps unit ID types to columns.'),
   isReadOnly: z.boolean().describe('True means editable only through this API.'),
   owner: OwnerSchema.nullable().describe('Owner of the entity; may be absent.'),
-  team: NullableStringSchema.describe('Team responsible (Enterprise).'),
-  teamID: NullableStringSchema.describe('Team id (Enterprise).'),
+  ...TeamShape,
   scheduledReloadHour: ScheduledReloadHourSchema,
 };
 

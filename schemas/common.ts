@@ -34,6 +34,18 @@ export const PercentageSchema = z
   .max(100, 'must be between 0 and 100')
   .describe('Percentage, 0 to 100.');
 
+/** Team fields of every kind (Enterprise). */
+export const TeamShape = {
+  team: NullableStringSchema.describe('Team name (Enterprise).'),
+  teamID: NullableStringSchema.describe('Team id (Enterprise).'),
+} as const;
+
+/** Who created the entity, as a client may state it; the console fills in the caller when absent. */
+export const CreatorShape = {
+  creatorID: NullableStringSchema.describe('Creator id.'),
+  creatorEmail: NullableStringSchema.describe('Creator e-mail.'),
+} as const;
+
 /** A JSON object (return values, default values, parameter values). */
 export const JsonObjectSchema = z.record(z.string(), z.unknown()).describe('A JSON object.');
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  CreatorShape,
   DescriptionSchema,
   EntityIdSchema,
   EntityNameSchema,
@@ -11,6 +12,7 @@ import {
   ServerFieldsShape,
   TagsSchema,
   TargetAppsSchema,
+  TeamShape,
 } from './common.js';
 import { DynamicConfigRuleSchema, RuleRolloutShape } from './rule.js';
 
@@ -24,14 +26,12 @@ const fields = {
   defaultValueJson5: z.string().nullable().describe('JSON5 form of defaultValue; comments allowed; must parse to the same JSON.'),
   idType: z.string().min(1, 'must not be empty').describe('Unit ID type the config is evaluated on.'),
   tags: TagsSchema,
-  creatorID: NullableStringSchema.describe('Creator id.'),
-  creatorEmail: NullableStringSchema.describe('Creator e-mail.'),
+  ...CreatorShape,
   owner: OwnerSchema.nullable(),
   schema: z.string().nullable().describe('JSON Schema (draft 2020-12) text that defaultValue and every return value must satisfy.'),
   schemaJson5: z.string().nullable().describe('schema in JSON5, comments allowed; must parse to the same JSON as schema.'),
   targetApps: TargetAppsSchema,
-  team: NullableStringSchema.describe('Team name (Enterprise).'),
-  teamID: NullableStringSchema.describe('Team id (Enterprise).'),
+  ...TeamShape,
   releasePipelineID: NullableStringSchema.describe('Release pipeline id.'),
 };
 

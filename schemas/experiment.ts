@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import {
   AutomatedRolloutSchema,
+  CreatorShape,
   DescriptionSchema,
   EntityIdSchema,
   EntityNameSchema,
@@ -21,6 +22,7 @@ import {
   ServerFieldsShape,
   TagsSchema,
   TargetAppsSchema,
+  TeamShape,
 } from './common.js';
 import { GateRuleSchema } from './rule.js';
 
@@ -210,10 +212,8 @@ const fields = {
   summarySections: z.array(SummarySectionSchema).describe('Summary sections.'),
   reviewSettings: ReviewSettingsSchema,
   owner: OwnerSchema.nullable().describe('Owner of the entity; may be absent.'),
-  team: nullableText('Team name (Enterprise).'),
-  teamID: nullableText('Team id (Enterprise).'),
-  creatorID: nullableText('Creator id.'),
-  creatorEmail: nullableText('Creator e-mail.'),
+  ...TeamShape,
+  ...CreatorShape,
 };
 
 export const ExperimentWritableSchema = z.strictObject(fields);

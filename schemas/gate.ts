@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  CreatorShape,
   DescriptionSchema,
   EntityIdSchema,
   EntityNameSchema,
@@ -12,6 +13,7 @@ import {
   ServerFieldsShape,
   TagsSchema,
   TargetAppsSchema,
+  TeamShape,
 } from './common.js';
 import { GateRuleSchema, RuleRolloutShape } from './rule.js';
 
@@ -27,11 +29,9 @@ const fields = {
   type: z.enum(GATE_TYPES).describe('PERMANENT or TEMPORARY.'),
   idType: z.string().min(1, 'must not be empty').describe('Unit ID type the gate is evaluated on.'),
   targetApps: TargetAppsSchema,
-  creatorID: NullableStringSchema.describe('Creator id.'),
-  creatorEmail: NullableStringSchema.describe('Creator e-mail.'),
+  ...CreatorShape,
   owner: OwnerSchema.nullable(),
-  team: NullableStringSchema.describe('Team name (Enterprise).'),
-  teamID: NullableStringSchema.describe('Team id (Enterprise).'),
+  ...TeamShape,
   measureMetricLifts: z.boolean().describe('Whether metric lifts are measured.'),
   monitoringMetrics: z.array(MonitoringMetricSchema).describe('Metrics monitored for this gate.'),
   reviewSettings: ReviewSettingsSchema,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  CreatorShape,
   DescriptionSchema,
   EntityIdSchema,
   EntityNameSchema,
@@ -9,6 +10,7 @@ import {
   ServerFieldsShape,
   TagsSchema,
   TargetAppsSchema,
+  TeamShape,
 } from './common.js';
 
 export const HoldoutPercentageSchema = z
@@ -34,10 +36,8 @@ const fields = {
   monitoringMetrics: z.array(MonitoringMetricSchema).describe('Metrics monitored for the holdout.'),
   tags: TagsSchema,
   targetApps: TargetAppsSchema,
-  team: NullableStringSchema.describe('Team name (Enterprise).'),
-  teamID: NullableStringSchema.describe('Team id (Enterprise).'),
-  creatorID: NullableStringSchema.describe('Creator id.'),
-  creatorEmail: NullableStringSchema.describe('Creator e-mail.'),
+  ...TeamShape,
+  ...CreatorShape,
 };
 
 export const HoldoutWritableSchema = z.strictObject(fields);

@@ -1,15 +1,16 @@
 import { z } from 'zod';
 import {
+  CreatorShape,
   DescriptionSchema,
   EntityIdSchema,
   EntityNameSchema,
   HoldoutIDsShape,
   JsonObjectSchema,
-  NullableStringSchema,
   PermalinkShape,
   ServerFieldsShape,
   TagsSchema,
   TargetAppsSchema,
+  TeamShape,
 } from './common.js';
 
 export const LAYER_PARAMETER_TYPES = ['string', 'number', 'boolean', 'object', 'array'] as const;
@@ -37,10 +38,8 @@ const fields = {
   parameters: z.array(LayerParameterSchema).describe('Parameters the experiments of the layer share.'),
   targetApps: TargetAppsSchema,
   tags: TagsSchema,
-  team: NullableStringSchema.describe('Team name (Enterprise).'),
-  teamID: NullableStringSchema.describe('Team id (Enterprise).'),
-  creatorID: NullableStringSchema.describe('Creator id.'),
-  creatorEmail: NullableStringSchema.describe('Creator e-mail.'),
+  ...TeamShape,
+  ...CreatorShape,
 };
 
 export const LayerWritableSchema = z.strictObject(fields);

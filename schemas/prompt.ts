@@ -1,14 +1,15 @@
 import { z } from 'zod';
 import {
+  CreatorShape,
   DescriptionSchema,
   EntityNameSchema,
   HoldoutIDsShape,
-  NullableStringSchema,
   OwnerSchema,
   PermalinkShape,
   ServerFieldsShape,
   TagsSchema,
   TargetAppsSchema,
+  TeamShape,
 } from './common.js';
 
 /**
@@ -20,11 +21,9 @@ const fields = {
   displayName: EntityNameSchema.nullable().describe('Display name: 3 to 100 characters, letters, digits, underscore, hyphen, period, space.'),
   description: DescriptionSchema,
   targetApps: TargetAppsSchema,
-  team: NullableStringSchema.describe('Team name (Enterprise).'),
-  teamID: NullableStringSchema.describe('Team id (Enterprise).'),
+  ...TeamShape,
   tags: TagsSchema,
-  creatorID: NullableStringSchema.describe('Creator id.'),
-  creatorEmail: NullableStringSchema.describe('Creator e-mail.'),
+  ...CreatorShape,
   owner: OwnerSchema.nullable().describe('Owner of the entity; may be absent.'),
 };
 

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import {
+  CreatorShape,
   DescriptionSchema,
   EntityIdSchema,
   EntityNameSchema,
-  NullableStringSchema,
   PermalinkShape,
   ServerFieldsShape,
   TagsSchema,
+  TeamShape,
 } from './common.js';
 import { GateRuleSchema, RuleRolloutShape } from './rule.js';
 
@@ -20,10 +21,8 @@ const fields = {
   tags: TagsSchema,
   rules: z.array(GateRuleSchema).describe('Rules of a rule_based segment; must be empty for id_list.'),
   ids: z.array(z.string().min(1, 'must not be empty')).describe('Unit ids of an id_list segment; must be empty for rule_based.'),
-  creatorID: NullableStringSchema.describe('Creator id.'),
-  creatorEmail: NullableStringSchema.describe('Creator e-mail.'),
-  team: NullableStringSchema.describe('Team name (Enterprise).'),
-  teamID: NullableStringSchema.describe('Team id (Enterprise).'),
+  ...CreatorShape,
+  ...TeamShape,
 };
 
 export const SegmentWritableSchema = z.strictObject(fields);
