@@ -311,6 +311,25 @@ describe('SQLite file database', () => {
     expect(migrationRows(path)).toEqual(MIGRATIONS.map((m) => ({ version: m.version, name: m.name })));
   });
 
+  it('pages a kind in insertion order through an index, without sorting the kind for each page', () => {
+    const path = join(dir, 'console.db');
+    const store = openSqliteStore(path);
+    store.transaction(() => {
+      for (const id of ['c', 'a', 'b']) store.entities.insert(gate(id));
+    });
+    expect(store.entities.page('gate', 1, 2).items.map((r) => r.id)).toEqual(['a', 'b']);
+    store.close();
+    const db = new Database(path, { readonly: true });
+    try {
+      const plan = db.prepare('EXPLAIN QUERY PLAN SELECT kind, id, version, data FROM entities WHERE kind = ? ORDER BY seq LIMIT ? OFFSET ?').all('gate', 10, 0) as { detail: string }[];
+      const details = plan.map((row) => row.detail).join('\n');
+      expect(details).toContain('entities_kind_seq');
+      expect(details).not.toContain('TEMP B-TREE');
+    } finally {
+      db.close();
+    }
+  });
+
   it('reopens an existing database without re-applying migrations and keeps the data', () => {
     const path = join(dir, 'console.db');
     const first = openSqliteStore(path);
