@@ -1,5 +1,6 @@
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node, type Pair } from 'yaml';
 import type { Diagnostic, Issue } from '../core/repo-entity.js';
+import { fastYamlLoad } from './fast-yaml-load.js';
 
 /** A YAML file parsed with node positions, so issues found later can point at line and column. */
 export interface ParsedYamlFile {
@@ -65,7 +66,28 @@ function insideBlock(node: unknown, message: string, text: string, lineCounter: 
   return line <= lines.length ? { line, col: indent + Number(match[2]) } : undefined;
 }
 
+/**
+ * Parses a YAML file to plain data. A file js-yaml reads exactly as `yaml` would takes the fast path;
+ * its positioned document is built only when an issue must be placed. Everything else is parsed by
+ * `yaml`, whose errors and warnings are the file's syntax issues.
+ */
 export function parseYamlFile(file: string, text: string): ParsedYamlFile {
+  const fast = fastYamlLoad(text);
+  if (!fast) return parseYamlFileFully(file, text);
+  let full: ParsedYamlFile | undefined;
+  return {
+    file,
+    data: fast.data,
+    issues: [],
+    place(issue) {
+      full ??= parseYamlFileFully(file, text);
+      return full.place(issue);
+    },
+  };
+}
+
+/** The full parse with `yaml`: node positions, syntax errors and warnings. */
+export function parseYamlFileFully(file: string, text: string): ParsedYamlFile {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const issues: Issue[] = [];
