@@ -3,6 +3,7 @@ import type { ReviewRecord, ReviewValidationRecord, Store } from '../../store/po
 import type { ReviewChanges } from './review-changes.js';
 import type { ValidationQueue } from './review-service.js';
 import type { SettingsService } from './settings-service.js';
+import { createWebhookPoster, type PostWebhook, type WebhookPost } from './post-webhook.js';
 import { buildWebhookPayload } from './webhook-payload.js';
 
 export interface RetryPolicy {
@@ -34,7 +35,8 @@ export interface WebhookDispatcherDeps {
   retry: RetryPolicy;
   /** Operational messages; never handed the webhook key. */
   log: (message: string, fields: Record<string, unknown>) => void;
-  fetch?: typeof fetch;
+  /** Sends one delivery; node:http with kept-alive connections unless a test hands in another. */
+  post?: PostWebhook;
   /** Wakes review long polls after a review record is written. */
   changes?: ReviewChanges;
 }
@@ -66,12 +68,15 @@ function asPending(review: ReviewRecord | undefined): Pending | undefined {
 export class WebhookDispatcher implements ValidationQueue {
   private readonly jobs = new Map<string, Job>();
   private readonly retry: RetryPolicy;
-  private readonly fetch: typeof fetch;
+  private readonly post: PostWebhook;
+  private readonly closePoster: () => void;
   private stopped = false;
 
   constructor(private readonly deps: WebhookDispatcherDeps) {
     this.retry = deps.retry;
-    this.fetch = deps.fetch ?? globalThis.fetch;
+    const poster = deps.post ? { post: deps.post, close: () => undefined } : createWebhookPoster();
+    this.post = poster.post;
+    this.closePoster = poster.close;
   }
 
   /** Resumes every persisted pending validation. */
@@ -104,6 +109,7 @@ export class WebhookDispatcher implements ValidationQueue {
     const inFlight = [...this.jobs.values()].map((job) => job.inFlight).filter((p): p is Promise<void> => p !== undefined);
     for (const id of [...this.jobs.keys()]) this.settle(id);
     await Promise.allSettled(inFlight);
+    this.closePoster();
   }
 
   private pending(reviewId: string): Pending | undefined {
@@ -161,28 +167,20 @@ export class WebhookDispatcher implements ValidationQueue {
     if (target.url === '') {
       failure = 'the pre-commit webhook is turned off';
     } else {
-      // One controller per attempt, aborted by its own timer or by settle(). (AbortSignal.any and
-      // AbortSignal.timeout cost far more CPU per request on Node 20.)
-      const attempt = new AbortController();
       let timedOut = false;
+      let inFlight: WebhookPost | undefined;
       const timer = setTimeout(() => {
         timedOut = true;
-        attempt.abort();
+        inFlight?.abort();
       }, Math.max(1, Math.min(this.retry.attemptTimeoutMs, left)));
-      job.abortAttempt = () => attempt.abort();
       try {
-        const response = await this.fetch(target.url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-service-webhook-key': target.key },
-          body: JSON.stringify(buildWebhookPayload(review, review.validation.type as WebhookChangeType, review.validation.committer)),
-          // A redirect could carry the key to another host: treat it as a failure instead.
-          redirect: 'manual',
-          signal: attempt.signal,
-        });
-        await response.arrayBuffer().catch(() => undefined);
-        if (response.status < 200 || response.status >= 300) failure = `receiver answered HTTP ${response.status}`;
+        inFlight = this.post(target.url, { 'content-type': 'application/json', 'x-service-webhook-key': target.key }, JSON.stringify(buildWebhookPayload(review, review.validation.type as WebhookChangeType, review.validation.committer)));
+        job.abortAttempt = inFlight.abort;
+        // A redirect could carry the key to another host: it is not followed, and counts as a failure.
+        const status = await inFlight.status;
+        if (status < 200 || status >= 300) failure = `receiver answered HTTP ${status}`;
       } catch (error) {
-        failure = timedOut ? 'no response in time' : describeFetchError(error);
+        failure = timedOut ? 'no response in time' : describePostError(error);
       } finally {
         clearTimeout(timer);
         job.abortAttempt = undefined;
@@ -220,13 +218,12 @@ export class WebhookDispatcher implements ValidationQueue {
 }
 
 /** A failure description without the URL (it may carry credentials) or the key. */
-function describeFetchError(error: unknown): string {
+function describePostError(error: unknown): string {
   if (error instanceof Error) {
-    if (error.name === 'TimeoutError' || error.name === 'AbortError') return 'request aborted';
-    const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
-    if (typeof cause?.code === 'string') return `request failed: ${cause.code}`;
-    if (typeof cause?.message === 'string') return `request failed: ${cause.message}`;
-    return `request failed: ${error.message}`;
+    if (error.name === 'AbortError') return 'request aborted';
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string') return `request failed: ${code}`;
+    return 'request failed';
   }
   return 'request failed';
 }
