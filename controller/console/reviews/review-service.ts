@@ -25,8 +25,16 @@ export interface ReviewRef {
 export interface ValidationQueue {
   /** A commit started a validation (the review as just written): deliver the webhook and watch the deadline. */
   enqueue(review: ReviewRecord): void;
-  /** The validation ended (decision, cancel): stop retries and timers. */
-  settle(reviewId: string): void;
+  /**
+   * The validation ended (decision, cancel): stop retries and timers. A delivery in flight is cut off,
+   * unless `letDeliveryFinish` (a decision: the receiver is answering it).
+   */
+  settle(reviewId: string, letDeliveryFinish?: boolean): void;
+  /**
+   * A successful delivery not written yet (the dispatcher defers that write, hoping to fold it into
+   * the decision's transaction): its time, now the caller's to write. Undefined when none.
+   */
+  takeDelivery(reviewId: string): number | undefined;
 }
 
 export interface ReviewServiceDeps {
@@ -348,12 +356,15 @@ export class ReviewService {
       if (review.status !== 'pending_webhook_validation' || !validation) {
         throw new ConflictError(`Review ${review.id} is not pending validation (it is ${review.status.replaceAll('_', ' ')}).`);
       }
-      const next = { ...validation, message: message ?? validation.message, debugLinks: debugLinks ?? validation.debugLinks };
+      // The delivery this decision answers, when its stamp is still unwritten: written now, with it.
+      const delivered = this.deps.queue.takeDelivery(review.id);
+      const stamp = delivered === undefined ? {} : { attempts: validation.attempts + 1, deliveredTime: delivered, lastError: null };
+      const next = { ...validation, ...stamp, message: message ?? validation.message, debugLinks: debugLinks ?? validation.debugLinks };
       if (validated === undefined) return { record: this.save(review, { validation: next }), changed: true };
       const status = validated ? 'approved_webhook_validation' : 'failed_webhook_validation';
       return { record: this.save(review, { status, validation: { ...next, validated, decidedTime: this.deps.clock() } }), changed: true };
     });
-    if (validated !== undefined && result.changed) this.deps.queue.settle(result.record.id);
+    if (validated !== undefined && result.changed) this.deps.queue.settle(result.record.id, true);
     return { review: this.outcome(result.record), changed: result.changed };
   }
 }

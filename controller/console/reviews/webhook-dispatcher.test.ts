@@ -106,6 +106,48 @@ describe('WebhookDispatcher', () => {
     expect(second.webhooks.active).toBe(0);
   });
 
+  it('writes the delivery stamp with the decision when the receiver decides at once, else within moments on its own', async () => {
+    const instance = start();
+    // The receiver decides before it answers the delivery.
+    receiver.onWebhook(async (hook) => {
+      await call(instance, 'POST', '/console/v1/change_validation', { reviewID: hook.body['review_id'], validated: true });
+    });
+    try {
+      const decidedAtOnce = await pendingReview(instance);
+      const decided = await waitUntil(async () => {
+        const r = await review(instance, decidedAtOnce);
+        return r.status === 'approved_webhook_validation' && r.validation.deliveredTime !== null ? r : undefined;
+      }, 5000, 'decision and stamp');
+      expect(decided.validation).toMatchObject({ attempts: 1, validated: true, lastError: null });
+    } finally {
+      receiver.onWebhook(undefined);
+    }
+    const undecided = await call(instance, 'POST', '/console/v1/gates', { id: 'gate2', name: 'gate2' }).then(async () => {
+      const id = (await call(instance, 'POST', '/console/v1/gates/gate2/reviews', { change: { isEnabled: false } })).json().data.reviewID as string;
+      await call(instance, 'PUT', `/console/v1/gates/gate2/reviews/${id}/approve`);
+      await call(instance, 'PUT', `/console/v1/gates/gate2/reviews/${id}/commit`);
+      return id;
+    });
+    const stamped = await waitUntil(async () => {
+      const r = await review(instance, undecided);
+      return r.validation.deliveredTime !== null ? r : undefined;
+    }, 5000, 'stamp without a decision');
+    expect(stamped).toMatchObject({ status: 'pending_webhook_validation', validation: { attempts: 1, lastError: null } });
+  });
+
+  it('close() writes a delivery it has not stamped yet: a restart does not send it again', async () => {
+    const first = start();
+    const id = await pendingReview(first);
+    await receiver.waitFor((h) => h.body['review_id'] === id);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await first.close();
+    const sent = receiver.received.filter((h) => h.body['review_id'] === id).length;
+    const second = start();
+    expect((await review(second, id)).validation.deliveredTime).not.toBeNull();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(receiver.received.filter((h) => h.body['review_id'] === id)).toHaveLength(sent);
+  });
+
   it('treats a redirect as a failed attempt (the key must not follow it)', async () => {
     receiver.respondWith(302);
     const instance = start({ webhookTimeoutMs: 2000 });

@@ -52,6 +52,14 @@ interface Job {
 
 const PENDING = 'pending_webhook_validation';
 
+/**
+ * How long a successful delivery's stamp may wait to be written. A receiver usually decides within
+ * milliseconds, and the decision's transaction then writes the stamp too: one write transaction less
+ * per review (bench:reviews). A crash inside this window means the webhook is sent again after the
+ * restart, which receivers must tolerate anyway (a lost response has the same effect).
+ */
+const STAMP_DELAY_MS = 100;
+
 type Pending = ReviewRecord & { validation: ReviewValidationRecord };
 
 function asPending(review: ReviewRecord | undefined): Pending | undefined {
@@ -67,6 +75,11 @@ function asPending(review: ReviewRecord | undefined): Pending | undefined {
  */
 export class WebhookDispatcher implements ValidationQueue {
   private readonly jobs = new Map<string, Job>();
+  /** Successful deliveries not written yet: review id → delivered time. */
+  private readonly unwritten = new Map<string, number>();
+  private stampTimer: NodeJS.Timeout | undefined;
+  /** Jobs with an attempt in flight, settled ones included (a decided review's delivery may finish). */
+  private readonly delivering = new Set<Job>();
   private readonly retry: RetryPolicy;
   private readonly post: PostWebhook;
   private readonly closePoster: () => void;
@@ -88,14 +101,39 @@ export class WebhookDispatcher implements ValidationQueue {
     this.schedule(review);
   }
 
-  settle(reviewId: string): void {
+  settle(reviewId: string, letDeliveryFinish = false): void {
     const job = this.jobs.get(reviewId);
     if (!job) return;
     clearTimeout(job.retryTimer);
     clearTimeout(job.deadlineTimer);
     job.settled = true;
-    job.abortAttempt?.();
+    if (!letDeliveryFinish) job.abortAttempt?.();
     this.jobs.delete(reviewId);
+  }
+
+  takeDelivery(reviewId: string): number | undefined {
+    const time = this.unwritten.get(reviewId);
+    this.unwritten.delete(reviewId);
+    return time;
+  }
+
+  /** Writes every deferred delivery stamp the decisions did not take, in one transaction. */
+  private writeStamps(): void {
+    clearTimeout(this.stampTimer);
+    this.stampTimer = undefined;
+    if (this.unwritten.size === 0) return;
+    const stamps = [...this.unwritten];
+    this.unwritten.clear();
+    const { store } = this.deps;
+    store.transaction(() => {
+      for (const [reviewId, deliveredTime] of stamps) {
+        const review = store.reviews.get(reviewId);
+        // Whatever became of the review (timed out, canceled), the webhook was delivered.
+        if (!review?.validation || review.validation.deliveredTime !== null) continue;
+        store.reviews.update({ ...review, validation: { ...review.validation, attempts: review.validation.attempts + 1, deliveredTime, lastError: null } });
+        this.deps.changes?.changed(reviewId);
+      }
+    });
   }
 
   /** Number of validations being watched (for tests and shutdown). */
@@ -106,9 +144,10 @@ export class WebhookDispatcher implements ValidationQueue {
   /** Stops timers and in-flight deliveries and waits for them; pending validations stay persisted. */
   async stop(): Promise<void> {
     this.stopped = true;
-    const inFlight = [...this.jobs.values()].map((job) => job.inFlight).filter((p): p is Promise<void> => p !== undefined);
     for (const id of [...this.jobs.keys()]) this.settle(id);
+    const inFlight = [...this.delivering].map((job) => (job.abortAttempt?.(), job.inFlight));
     await Promise.allSettled(inFlight);
+    this.writeStamps();
     this.closePoster();
   }
 
@@ -142,7 +181,9 @@ export class WebhookDispatcher implements ValidationQueue {
     const expired = store.transaction(() => {
       const review = this.pending(reviewId);
       if (!review || clock() < review.validation.deadline) return false;
-      store.reviews.update({ ...review, status: 'validation_timed_out', lastModifiedTime: clock() });
+      const delivered = this.takeDelivery(reviewId);
+      const validation = delivered === undefined ? review.validation : { ...review.validation, attempts: review.validation.attempts + 1, deliveredTime: delivered, lastError: null };
+      store.reviews.update({ ...review, validation, status: 'validation_timed_out', lastModifiedTime: clock() });
       this.deps.changes?.changed(reviewId);
       return true;
     });
@@ -152,9 +193,12 @@ export class WebhookDispatcher implements ValidationQueue {
 
   private attempt(reviewId: string, job: Job, fresh?: Pending): void {
     const run = this.deliver(reviewId, job, fresh).finally(() => {
-      if (job.inFlight === run) job.inFlight = undefined;
+      if (job.inFlight !== run) return;
+      job.inFlight = undefined;
+      this.delivering.delete(job);
     });
     job.inFlight = run;
+    this.delivering.add(job);
   }
 
   /** One attempt; `fresh` is the review as just read in this tick, saving a reload. */
@@ -186,10 +230,18 @@ export class WebhookDispatcher implements ValidationQueue {
         job.abortAttempt = undefined;
       }
     }
+    if (failure === undefined) {
+      // Stamped even when the decision came first (the receiver decided before answering).
+      this.unwritten.set(reviewId, this.deps.clock());
+      if (!this.stampTimer) {
+        this.stampTimer = setTimeout(() => this.writeStamps(), STAMP_DELAY_MS);
+        this.stampTimer.unref();
+      }
+      return;
+    }
     if (this.stopped || job.settled) return;
-    const attempts = this.record(reviewId, failure);
+    const attempts = this.recordFailure(reviewId, failure);
     if (attempts === undefined) return this.settle(reviewId);
-    if (failure === undefined) return;
     this.deps.log('pre-commit webhook delivery failed', { review: reviewId, attempt: attempts, error: failure });
     const delay = Math.min(this.retry.maxDelayMs, this.retry.initialDelayMs * 2 ** (attempts - 1));
     if (this.deps.clock() + delay >= review.validation.deadline) return; // the deadline timer ends it
@@ -197,19 +249,14 @@ export class WebhookDispatcher implements ValidationQueue {
     job.retryTimer.unref();
   }
 
-  /** Persists an attempt's outcome; returns the attempt count, or undefined when no longer pending. */
-  private record(reviewId: string, failure: string | undefined): number | undefined {
-    const { store, clock } = this.deps;
+  /** Persists a failed attempt; returns the attempt count, or undefined when no longer pending. */
+  private recordFailure(reviewId: string, failure: string): number | undefined {
+    const { store } = this.deps;
     return store.transaction(() => {
       // Re-read: the receiver may have decided while the request was in flight.
       const review = this.pending(reviewId);
       if (!review) return undefined;
-      const validation = {
-        ...review.validation,
-        attempts: review.validation.attempts + 1,
-        deliveredTime: failure === undefined ? clock() : review.validation.deliveredTime,
-        lastError: failure ?? null,
-      };
+      const validation = { ...review.validation, attempts: review.validation.attempts + 1, lastError: failure };
       store.reviews.update({ ...review, validation });
       this.deps.changes?.changed(reviewId);
       return validation.attempts;
