@@ -27,6 +27,8 @@ export class GitDesiredState implements DesiredStateSource {
   private readonly git: SimpleGit;
   private lastFetch: { at: number; done: Promise<string> } | undefined;
   private readonly snapshots = new Map<string, Promise<Map<string, string>>>();
+  /** flagops.yaml's policies by commit: parsed once, not once per decision. */
+  private readonly policies = new Map<string, BridgePolicies | undefined>();
 
   constructor(private readonly options: GitDesiredStateOptions) {
     this.git = simpleGit(options.repoDir);
@@ -57,8 +59,12 @@ export class GitDesiredState implements DesiredStateSource {
       throw new UpstreamError(`git: cannot resolve branch '${this.options.branch}': ${(error as Error).message.trim()}`);
     }
     const files = await this.files(commit);
-    const configText = files.get('flagops.yaml');
-    const policies = configText !== undefined && this.options.parsePolicies ? this.options.parsePolicies(configText) : undefined;
+    if (!this.policies.has(commit)) {
+      const configText = files.get('flagops.yaml');
+      this.policies.set(commit, configText !== undefined && this.options.parsePolicies ? this.options.parsePolicies(configText) : undefined);
+      if (this.policies.size > 2) this.policies.delete(this.policies.keys().next().value as string);
+    }
+    const policies = this.policies.get(commit);
     for (const ext of ['yaml', 'yml']) {
       const text = files.get(`${folder}/${id}.${ext}`);
       if (text === undefined) continue;

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENTITY_SCHEMAS, type EntitySchemaEntry } from '../../schemas/index.js';
 import { AuthenticationError, ConflictError, InputError, NotAllowedError, NotFoundError, UpstreamError } from '../errors.js';
 import { ADMIN_KEY, createTestConsole, type TestConsole } from '../test-support/test-console.js';
+import { sharedHttpClient, type SendHttp } from '../net/http-client.js';
 import { ConsoleClient } from './console-client.js';
 
 const gates = ENTITY_SCHEMAS.find((e) => e.folder === 'gates') as EntitySchemaEntry;
@@ -10,9 +11,9 @@ const sources = ENTITY_SCHEMAS.find((e) => e.folder === 'assignment_sources') as
 let c: TestConsole;
 let url: string;
 const requested: string[] = [];
-const recordingFetch: typeof fetch = (input, init) => {
-  requested.push(`${init?.method ?? 'GET'} ${String(input).replace(url, '')} ${new Headers(init?.headers).get('service-api-key') === ADMIN_KEY ? 'key' : 'no-key'}`);
-  return fetch(input, init);
+const recordingSend: SendHttp = (request) => {
+  requested.push(`${request.method} ${request.url.href.replace(url, '')} ${request.headers['SERVICE-API-KEY'] === ADMIN_KEY ? 'key' : 'no-key'}`);
+  return sharedHttpClient.send(request);
 };
 
 beforeAll(async () => {
@@ -25,7 +26,7 @@ afterAll(() => c.close());
 describe('ConsoleClient', () => {
   it('follows pagination.nextPage until every item is read, sending SERVICE-API-KEY', async () => {
     requested.length = 0;
-    const client = new ConsoleClient({ baseUrl: url, apiKey: ADMIN_KEY, pageSize: 2, fetch: recordingFetch });
+    const client = new ConsoleClient({ baseUrl: url, apiKey: ADMIN_KEY, pageSize: 2, send: recordingSend });
     const items = await client.listEntities(gates);
     expect(items.map((g) => g['id'])).toEqual(['gate_0', 'gate_1', 'gate_2', 'gate_3', 'gate_4']);
     expect(requested).toEqual([
@@ -37,7 +38,7 @@ describe('ConsoleClient', () => {
 
   it('reads 1000 per page by default', async () => {
     requested.length = 0;
-    await new ConsoleClient({ baseUrl: `${url}/`, apiKey: ADMIN_KEY, fetch: recordingFetch }).listEntities(gates);
+    await new ConsoleClient({ baseUrl: `${url}/`, apiKey: ADMIN_KEY, send: recordingSend }).listEntities(gates);
     expect(requested).toEqual(['GET /console/v1/gates?page=1&limit=1000 key']);
   });
 

@@ -3,6 +3,7 @@ import type { PaginationSchema } from '../../schemas/common.js';
 import type { EntitySchemaEntry } from '../../schemas/index.js';
 import { domainErrorOf } from '../error-table.js';
 import { UpstreamError, type FieldError } from '../errors.js';
+import { sharedHttpClient, type HttpResponse, type SendHttp } from '../net/http-client.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -14,8 +15,8 @@ export interface ConsoleClientOptions {
   /** Page size of list reads (the console caps it at 1000). */
   pageSize?: number;
   signal?: AbortSignal;
-  /** Replaceable for tests; global fetch by default. */
-  fetch?: typeof fetch;
+  /** Replaceable for tests; the process's kept-alive HTTP client by default. */
+  send?: SendHttp;
 }
 
 export type Pagination = z.infer<typeof PaginationSchema>;
@@ -38,12 +39,12 @@ export interface RequestOptions {
  */
 export class ConsoleClient {
   readonly baseUrl: string;
-  private readonly fetchFn: typeof fetch;
+  private readonly send: SendHttp;
   private readonly pageSize: number;
 
   constructor(private readonly options: ConsoleClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.fetchFn = options.fetch ?? fetch;
+    this.send = options.send ?? sharedHttpClient.send;
     this.pageSize = options.pageSize ?? 1000;
   }
 
@@ -55,21 +56,20 @@ export class ConsoleClient {
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (options.ifMatch !== undefined) headers['if-match'] = `"${options.ifMatch}"`;
     const what = `${method} ${url.pathname}`;
-    let response: Response;
+    let response: HttpResponse;
     try {
-      response = await this.fetchFn(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: this.options.signal });
+      response = await this.send({ method, url, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: this.options.signal });
     } catch (error) {
-      const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
-      throw new UpstreamError(`console ${this.baseUrl} is unreachable (${what}: ${cause}).`);
+      const cause = (error as { code?: unknown }).code ?? (error as Error).message;
+      throw new UpstreamError(`console ${this.baseUrl} is unreachable (${what}: ${String(cause)}).`);
     }
-    const text = await response.text();
     let json: unknown;
     try {
-      json = text === '' ? {} : JSON.parse(text);
+      json = response.text === '' ? {} : JSON.parse(response.text);
     } catch {
       throw new UpstreamError(`console answered ${what} with ${response.status} and a body that is not JSON.`);
     }
-    if (!response.ok) {
+    if (response.status < 200 || response.status >= 300) {
       const error = json as { message?: unknown; errors?: unknown };
       const message = typeof error.message === 'string' ? error.message : `HTTP ${response.status}`;
       const errors = Array.isArray(error.errors) ? (error.errors as FieldError[]) : [];
