@@ -1,3 +1,4 @@
+import { deepFreeze } from '../core/deep-freeze.js';
 import type { z } from 'zod';
 import { EntityIdSchema } from '../../schemas/common.js';
 import { jsonEqual } from '../core/json-equal.js';
@@ -58,14 +59,6 @@ const STAMPS = new Set(STAMP_FIELDS);
 
 /** Entities of one kind kept by the read cache of `get` (cleared when full). */
 const READ_CACHE_MAX = 1000;
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
-}
 
 /** Whether two stored entities are the same apart from server stamps (without copying either). */
 function sameApartFromStamps(a: JsonObject, b: JsonObject): boolean {

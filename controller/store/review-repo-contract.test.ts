@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryStore } from './memory/memory-store.js';
 import { DuplicateKeyError, UNDECIDED_REVIEW, type ReviewRecord, type Store } from './ports.js';
@@ -109,12 +110,23 @@ describe.each(IMPLEMENTATIONS)('ReviewRepo contract: %s', (_name, open) => {
     expect(store.reviews.withStatus('pending_webhook_validation').map((r) => r.id)).toEqual(['r1', 'r2', 'r3']);
   });
 
-  it('returns copies: mutating a result does not change the store', () => {
+  it('returns results that cannot change the store: fields set on one are its own, submitted parts are copies or frozen', () => {
     store.reviews.insert(reviewRecord('r1'));
     const read = store.reviews.get('r1')!;
     read.status = 'committed';
-    (read.after as Record<string, unknown>)['isEnabled'] = true;
+    try {
+      (read.after as Record<string, unknown>)['isEnabled'] = true;
+    } catch (error) {
+      expect(error).toBeInstanceOf(TypeError); // frozen: shared by reads (SQLite's cache of submitted parts)
+    }
     expect(store.reviews.get('r1')).toEqual(reviewRecord('r1'));
+  });
+
+  it('an update writes the decision fields and keeps what was submitted, across reopen and older rows', () => {
+    store.reviews.insert(reviewRecord('r1'));
+    store.reviews.update({ ...reviewRecord('r1'), status: 'approved', approvedBy: 'carol@example.com', lastModifiedTime: 99 });
+    expect(store.reviews.get('r1')).toEqual({ ...reviewRecord('r1'), status: 'approved', approvedBy: 'carol@example.com', lastModifiedTime: 99 });
+    expect(store.reviews.withStatus('approved').map((r) => r.id)).toEqual(['r1']);
   });
 
   it('takes part in transactions: a throwing transaction leaves no review behind', () => {
@@ -142,6 +154,27 @@ describe('SQLite reviews survive a reopen', () => {
       expect(second.reviews.withStatus('pending_webhook_validation').map((r) => r.id)).toEqual(['r1']);
     } finally {
       second.close();
+    }
+  });
+});
+
+describe('SQLite reviews written before the state column', () => {
+  it('reads a row that holds everything in data, and a decision on it keeps what was submitted', () => {
+    const path = join(tmp, 'legacy', 'console.db');
+    openSqliteStore(path).close();
+    // What migration 4 leaves of an older row: the whole record in data, state NULL.
+    const legacy = reviewRecord('r1', { description: 'from before' });
+    const db = new Database(path);
+    db.prepare('INSERT INTO reviews (id, kind, entity_id, status, data) VALUES (?, ?, ?, ?, ?)').run('r1', 'gate', 'g1', 'pending', JSON.stringify(legacy));
+    db.close();
+    const store = openSqliteStore(path);
+    try {
+      expect(store.reviews.get('r1')).toEqual(legacy);
+      store.reviews.update({ ...legacy, status: 'approved', approvedBy: 'carol@example.com' });
+      expect(store.reviews.get('r1')).toEqual({ ...legacy, status: 'approved', approvedBy: 'carol@example.com' });
+      expect(store.reviews.list({ statuses: ['approved'], offset: 0, limit: 10 }).items).toEqual([{ ...legacy, status: 'approved', approvedBy: 'carol@example.com' }]);
+    } finally {
+      store.close();
     }
   });
 });

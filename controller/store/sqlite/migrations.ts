@@ -92,4 +92,12 @@ export const MIGRATIONS: Migration[] = [
     // kind, data included, for each page (a full read of 20,000 gates grew quadratically).
     sql: `CREATE INDEX entities_kind_seq ON entities (kind, seq);`,
   },
+  {
+    version: 4,
+    name: 'review-state',
+    // A review's decision fields (status, approvals, validation) move to their own column: the
+    // submitted part (change, configs before and after) is written once, not again on every decision.
+    // Rows from before keep everything in data; state, once written, overrides it.
+    sql: `ALTER TABLE reviews ADD COLUMN state TEXT;`,
+  },
 ];
