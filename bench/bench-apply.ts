@@ -20,7 +20,7 @@ import { ConsoleClient } from '../controller/reconcile/console-client.js';
 import { FsRepoReader } from '../controller/source/fs-repo-reader.js';
 import { loadRepo } from '../controller/source/load-repo.js';
 import { ENTITY_SCHEMAS } from '../schemas/index.js';
-import { ChildProcesses } from './child-processes.js';
+import { ChildProcesses, processCpuMs } from './child-processes.js';
 
 const { values } = parseArgs({
   options: {
@@ -38,8 +38,12 @@ const ADMIN = 'console-bench-apply-admin';
 const WEBHOOK_KEY = 'bench-apply-webhook-key';
 const TARGET = 0.25;
 const children = new ChildProcesses(ROOT);
-const start = async (args: string[], env: Record<string, string>, ready: RegExp, nodeArgs: string[] = []): Promise<string> =>
-  (await children.start([...nodeArgs, join(ROOT, 'bin', 'flagops.js'), ...args], env, ready)).url;
+const start = (args: string[], env: Record<string, string>, ready: RegExp, nodeArgs: string[] = []): Promise<{ url: string; pid: number | undefined }> =>
+  children.start([...nodeArgs, join(ROOT, 'bin', 'flagops.js'), ...args], env, ready).then(({ url, child }) => ({ url, pid: child.pid }));
+const ownCpuMs = (): number => {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+};
 const stopAll = (): Promise<void> => children.stopAll();
 
 async function runAll<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
@@ -85,23 +89,27 @@ try {
   const gates = ENTITY_SCHEMAS.find((e) => e.folder === 'gates')!;
 
   // Baseline: the same gates as direct writes on a fresh console.
-  const baseUrl = await start(['serve', '--port', '0', '--db', join(dir, 'direct.db')], { FLAGOPS_BOOTSTRAP_KEY: ADMIN }, /listening on (http:\/\/\S+)/);
-  const direct = new ConsoleClient({ baseUrl, apiKey: ADMIN });
+  const baseConsole = await start(['serve', '--port', '0', '--db', join(dir, 'direct.db')], { FLAGOPS_BOOTSTRAP_KEY: ADMIN }, /listening on (http:\/\/\S+)/);
+  const direct = new ConsoleClient({ baseUrl: baseConsole.url, apiKey: ADMIN });
+  const directCpu0 = { console: processCpuMs(baseConsole.pid), client: ownCpuMs() };
   const t0 = performance.now();
   await runAll(entities, async (e) => void (await direct.createEntity(gates, e.data)));
   const directMs = performance.now() - t0;
+  const directCpu = { console: (processCpuMs(baseConsole.pid) ?? NaN) - (directCpu0.console ?? NaN), client: ownCpuMs() - directCpu0.client };
   const directCount = (await direct.request('GET', '/console/v1/gates', undefined, { query: { limit: '1' } })).pagination?.totalItems;
   if (directCount !== N) throw new Error(`direct writes: ${directCount} gates, expected ${N}`);
   await stopAll();
 
   // End to end: reviews, approval, webhook, bridge git check, validation, commit.
   const profile = values.profile === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', values.profile];
-  const url = await start(['serve', '--port', '0', '--db', join(dir, 'apply.db')], { FLAGOPS_BOOTSTRAP_KEY: ADMIN }, /listening on (http:\/\/\S+)/, profile);
+  const applyConsole = await start(['serve', '--port', '0', '--db', join(dir, 'apply.db')], { FLAGOPS_BOOTSTRAP_KEY: ADMIN }, /listening on (http:\/\/\S+)/, profile);
+  const { url } = applyConsole;
   const admin = new ConsoleClient({ baseUrl: url, apiKey: ADMIN });
   const key = async (email: string): Promise<string> => String(((await admin.request('POST', '/console/v1/keys', { description: 'bench', userEmail: email, role: 'member' })).data as Record<string, unknown>)['key']);
   const [submitterKey, approverKey, bridgeKey] = [await key('flagops@bench'), await key('approver@bench'), await key('bridge@bench')];
-  const bridgeUrl = await start(['bridge', '--repo', repo, '--port', '0', '--console', url], { FLAGOPS_API_KEY: bridgeKey, FLAGOPS_WEBHOOK_KEY: WEBHOOK_KEY }, /listening on (http:\/\/\S+)/, profile);
-  await admin.request('POST', '/console/v1/settings/precommit_webhook', { webhookURL: `${bridgeUrl}/webhook`, webhookKey: WEBHOOK_KEY });
+  const bridge = await start(['bridge', '--repo', repo, '--port', '0', '--console', url], { FLAGOPS_API_KEY: bridgeKey, FLAGOPS_WEBHOOK_KEY: WEBHOOK_KEY }, /listening on (http:\/\/\S+)/, profile);
+  await admin.request('POST', '/console/v1/settings/precommit_webhook', { webhookURL: `${bridge.url}/webhook`, webhookKey: WEBHOOK_KEY });
+  const applyCpu0 = { console: processCpuMs(applyConsole.pid), bridge: processCpuMs(bridge.pid), client: ownCpuMs() };
   const t1 = performance.now();
   const report = await applyRepo({
     desired: new FsRepoReader(repo),
@@ -111,6 +119,11 @@ try {
     pollIntervalMs: 20,
   });
   const applyMs = performance.now() - t1;
+  const applyCpu = {
+    console: (processCpuMs(applyConsole.pid) ?? NaN) - (applyCpu0.console ?? NaN),
+    bridge: (processCpuMs(bridge.pid) ?? NaN) - (applyCpu0.bridge ?? NaN),
+    client: ownCpuMs() - applyCpu0.client,
+  };
   const committed = report.outcomes.filter((o) => o.status === 'committed').length;
   const validated = (await admin.request('GET', '/console/v1/reviews', undefined, { query: { status: 'committed', limit: '1' } })).pagination?.totalItems;
   if (committed !== N || !report.ok || report.replan.changes.length !== 0 || validated !== N) {
@@ -140,6 +153,8 @@ try {
     `                                          ${applyRate.toFixed(0).padStart(7)} entities/s  (${(applyMs / 1000).toFixed(2)} s)`,
     `  ratio apply / direct                    ${ratio.toFixed(3).padStart(7)}   target ≥ ${TARGET} ${ratio >= TARGET ? 'MET' : 'MISSED'}`,
     `  nothing lost: ${committed} committed, ${validated} reviews validated by the bridge, re-plan empty`,
+    `  CPU per entity: direct ${(directCpu.console / N).toFixed(2)} ms console + ${(directCpu.client / N).toFixed(2)} ms client;` +
+      ` apply ${(applyCpu.console / N).toFixed(2)} ms console + ${(applyCpu.bridge / N).toFixed(2)} ms bridge + ${(applyCpu.client / N).toFixed(2)} ms apply`,
     '  time per review (console timestamps):',
     ...spanLines,
   ];

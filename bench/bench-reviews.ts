@@ -7,13 +7,14 @@
  *   npm run bench:reviews [-- --changes 500 --concurrency 16]
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { processCpuMs } from './child-processes.js';
 
 const { values } = parseArgs({ options: { changes: { type: 'string', default: '500' }, concurrency: { type: 'string', default: '16' } } });
 const CHANGES = Number(values.changes);
@@ -23,20 +24,6 @@ const WEBHOOK_KEY = 'bench-webhook-key';
 const MAIN = fileURLToPath(new URL('../controller/main.ts', import.meta.url));
 
 type Json = Record<string, unknown> & { data?: Record<string, unknown> };
-
-/**
- * CPU time (ms) of a process from /proc (Linux; clock ticks of 10 ms), or undefined elsewhere. Wall
- * clock rates suffer when the machine is busy; CPU per change does much less.
- */
-function processCpuMs(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
-}
 
 function ownCpuMs(): number {
   const usage = process.cpuUsage();

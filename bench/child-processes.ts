@@ -1,4 +1,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+/**
+ * CPU time (ms) of a process from /proc (Linux; clock ticks of 10 ms), or undefined elsewhere. Wall
+ * clock rates suffer when the machine is busy; CPU per change does much less.
+ */
+export function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
 
 export interface Server {
   url: string;

@@ -96,6 +96,31 @@ describe('entity read cache', () => {
     }
   });
 
+  it('has a settings mark that moves with settings writes and other connections, not with other writes', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'flagops-settings-mark-'));
+    dirs.push(dir);
+    const file = join(dir, 'console.db');
+    let time = 0;
+    const store = openSqliteStore(file, undefined, { dataVersionRecheckMs: 100, now: () => time });
+    const other = openSqliteStore(file);
+    try {
+      const before = store.settingsMark?.();
+      expect(before).toBeDefined();
+      store.transaction(() => store.entities.insert({ kind: 'gate', id: 'g', version: 1, data: { id: 'g' } }));
+      expect(store.settingsMark?.()).toBe(before);
+      store.transaction(() => expect(store.settingsMark?.()).toBeUndefined());
+      store.settings.set('reviews', { is_config_review_required: true });
+      const afterOwnWrite = store.settingsMark?.();
+      expect(afterOwnWrite).not.toBe(before);
+      other.settings.set('reviews', { is_config_review_required: false });
+      time = 100;
+      expect(store.settingsMark?.()).not.toBe(afterOwnWrite);
+    } finally {
+      other.close();
+      store.close();
+    }
+  });
+
   it('re-reads data_version (commits by other connections) once the recheck bound has passed', () => {
     const dir = mkdtempSync(join(tmpdir(), 'flagops-change-mark-'));
     dirs.push(dir);

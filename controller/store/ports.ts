@@ -226,6 +226,12 @@ export interface Store {
    * transaction, and when the store can't tell: caches of derived data key on it and must not cache then.
    */
   changeMark?(): string | undefined;
+  /**
+   * Like changeMark, for the settings alone: moves at once after a settings write by this store, and
+   * after any commit by another connection within the same bound. Settings are read on nearly every
+   * request and written rarely: keyed on changeMark, their cache would be dropped by every write.
+   */
+  settingsMark?(): string | undefined;
   close(): void;
 }
 

@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import type { JsonObject } from '../../store/ports.js';
+import { randomBase64url } from '../random-token.js';
 
 export function newRuleId(): string {
-  return randomBytes(12).toString('base64url');
+  return randomBase64url(12);
 }
 
 /**

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { ChangeValidationSchema } from '../../../schemas/change-validation.js';
 import { REVIEWABLE_KINDS, ReviewSubmitSchema, type Review } from '../../../schemas/review.js';
 import { changeTypesOf, type ChangeAction } from '../../core/change-type.js';
@@ -7,6 +6,7 @@ import { ConflictError, InputError, NotAllowedError, NotFoundError } from '../..
 import { UNDECIDED_REVIEW, type JsonObject, type Page, type ReviewRecord, type Store } from '../../store/ports.js';
 import type { EntityService, PreparedChange } from '../entity-service.js';
 import type { Actor } from '../permissions.js';
+import { randomHex } from '../random-token.js';
 import type { ReviewChanges } from './review-changes.js';
 import { asSubmissionError, reviewOp } from './review-op.js';
 import { reviewView } from './review-view.js';
@@ -56,7 +56,7 @@ const FINAL: readonly string[] = ['rejected', 'canceled', 'committed', 'stale'];
 const COMMITTABLE: readonly string[] = ['approved', 'approved_webhook_validation', 'validation_timed_out'];
 
 function newReviewId(): string {
-  return `rev_${randomBytes(8).toString('hex')}`;
+  return `rev_${randomHex(8)}`;
 }
 
 function submitterActor(email: string): Actor {

@@ -25,13 +25,14 @@ export interface WebhookTarget {
  * pre-commit webhook. The webhook key is write-only: stored as given (it has to be sent), never shown.
  */
 export class SettingsService {
-  /** Stored settings as last read, until the store's change mark moves (read on nearly every request). */
+  /** Stored settings as last read, until the store's settings mark moves (read on nearly every request). */
   private cache: { mark: string; values: Map<string, JsonObject | undefined> } | undefined;
 
   constructor(private readonly deps: { store: Store; clock: () => number }) {}
 
   private stored(name: string): JsonObject | undefined {
-    const mark = this.deps.store.changeMark?.();
+    const { store } = this.deps;
+    const mark = store.settingsMark ? store.settingsMark() : store.changeMark?.();
     if (mark === undefined) return this.deps.store.settings.get(name);
     if (this.cache?.mark !== mark) this.cache = { mark, values: new Map() };
     const { values } = this.cache;

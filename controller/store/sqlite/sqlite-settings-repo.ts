@@ -38,6 +38,8 @@ function toRole(row: RoleRow): RoleRecord {
 
 export class SqliteSettingsRepo implements SettingsRepo {
   private readonly stmts;
+  /** Settings writes through this connection (rolled back ones too): part of Store.settingsMark. */
+  writes = 0;
 
   constructor(db: Database.Database) {
     this.stmts = {
@@ -52,6 +54,7 @@ export class SqliteSettingsRepo implements SettingsRepo {
   }
 
   set(name: string, value: JsonObject): void {
+    this.writes++;
     this.stmts.set.run(name, JSON.stringify(value));
   }
 }
