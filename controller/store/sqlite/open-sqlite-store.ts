@@ -8,6 +8,7 @@ import { SqliteAuthRepo } from './sqlite-auth-repo.js';
 import { SqliteEntityRepo } from './sqlite-entity-repo.js';
 import { SqliteReviewRepo } from './sqlite-review-repo.js';
 import { SqliteRoleRepo, SqliteSettingsRepo } from './sqlite-settings-repo.js';
+import { startWalCheckpointer } from './wal-checkpointer.js';
 
 /** How often the WAL is checkpointed into the database file. */
 export const CHECKPOINT_INTERVAL_MS = 1000;
@@ -37,11 +38,10 @@ export function openSqliteStore(
   // default SQLite checkpoints inside whichever COMMIT crosses 1000 WAL pages, so that request paid
   // for two fsyncs and a page copy (most of a write's time in bench:api). A timer checkpoints once a
   // second instead, off the request path, and the repeatedly written pages are copied once.
-  let timer: NodeJS.Timeout | undefined;
+  let checkpointer: { stop: () => void } | undefined;
   if (file) {
     db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
-    timer = setInterval(() => db.pragma('wal_checkpoint(PASSIVE)'), options.checkpointIntervalMs ?? CHECKPOINT_INTERVAL_MS);
-    timer.unref();
+    checkpointer = startWalCheckpointer(path, options.checkpointIntervalMs ?? CHECKPOINT_INTERVAL_MS, () => db.pragma('wal_checkpoint(PASSIVE)'));
   }
   // total_changes() counts every row this connection wrote (rolled back ones too) and touches no
   // table (≈0.1 µs). data_version moves when another connection commits, but reading it takes a read
@@ -83,7 +83,7 @@ export function openSqliteStore(
       return `${totalChanges.get() as number}:${external}`;
     },
     close: () => {
-      clearInterval(timer);
+      checkpointer?.stop();
       db.close();
     },
   };
