@@ -29,6 +29,8 @@ export interface Page<T> {
 
 export interface EntityRepo {
   get(kind: string, id: string): EntityRecord | undefined;
+  /** The stored version alone (no data parsed), or undefined when absent: for staleness checks. */
+  version(kind: string, id: string): number | undefined;
   /** Every entity of a kind, in creation order. */
   list(kind: string): EntityRecord[];
   /** One page of a kind, in creation order. */

@@ -90,6 +90,14 @@ describe.each(IMPLEMENTATIONS)('Store contract: %s', (_name, open) => {
       expect(store.entities.list('gate').map((r) => r.id)).toEqual(['a', 'b']);
     });
 
+    it('answers the stored version alone, undefined when absent', () => {
+      store.entities.insert(gate('a'));
+      store.entities.update(gate('a', 3));
+      expect(store.entities.version('gate', 'a')).toBe(3);
+      expect(store.entities.version('gate', 'missing')).toBeUndefined();
+      expect(store.entities.version('segment', 'a')).toBeUndefined();
+    });
+
     it('ignores an update of a missing entity', () => {
       store.entities.update(gate('ghost', 2));
       expect(store.entities.get('gate', 'ghost')).toBeUndefined();

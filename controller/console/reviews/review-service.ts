@@ -157,8 +157,8 @@ export class ReviewService {
   private isStale(review: ReviewRecord): boolean {
     if (review.status === 'stale') return true;
     if (FINAL.includes(review.status)) return false;
-    const current = this.deps.store.entities.get(review.kind, review.entityId);
-    return review.baseVersion === null ? current !== undefined : current?.version !== review.baseVersion;
+    const current = this.deps.store.entities.version(review.kind, review.entityId);
+    return review.baseVersion === null ? current !== undefined : current !== review.baseVersion;
   }
 
   /** What the receiver gets back from change_validation: the review's state, not its configs. */
@@ -271,12 +271,12 @@ export class ReviewService {
 
   /** Why a commit of the review would be refused as stale, or undefined. */
   private staleness(review: ReviewRecord): string | undefined {
-    const current = this.deps.store.entities.get(review.kind, review.entityId);
+    const current = this.deps.store.entities.version(review.kind, review.entityId);
     const label = `${review.kind.replace('_', ' ')} ${review.entityId}`;
-    if (review.baseVersion === null) return current ? `Stale review: ${label} was created after the review was made.` : undefined;
-    if (!current) return `Stale review: ${label} was deleted after the review was made.`;
-    if (current.version !== review.baseVersion) {
-      return `Stale review: ${label} is at version ${current.version}, the review was made against version ${review.baseVersion}; nothing was applied.`;
+    if (review.baseVersion === null) return current !== undefined ? `Stale review: ${label} was created after the review was made.` : undefined;
+    if (current === undefined) return `Stale review: ${label} was deleted after the review was made.`;
+    if (current !== review.baseVersion) {
+      return `Stale review: ${label} is at version ${current}, the review was made against version ${review.baseVersion}; nothing was applied.`;
     }
     return undefined;
   }

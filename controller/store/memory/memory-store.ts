@@ -51,6 +51,7 @@ export function createMemoryStore(): Store {
   return {
     entities: {
       get: (kind, id) => clone(state.entities.get(key(kind, id))),
+      version: (kind, id) => state.entities.get(key(kind, id))?.version,
       list: (kind) => ofKind(kind).map(clone),
       page: (kind, offset, limit) => page(ofKind(kind), offset, limit),
       insert: (record) => {

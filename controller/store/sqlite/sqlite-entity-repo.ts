@@ -18,6 +18,7 @@ export class SqliteEntityRepo implements EntityRepo {
   constructor(db: Database.Database) {
     this.stmts = {
       get: db.prepare('SELECT kind, id, version, data FROM entities WHERE kind = ? AND id = ?'),
+      version: db.prepare('SELECT version FROM entities WHERE kind = ? AND id = ?').pluck(),
       list: db.prepare('SELECT kind, id, version, data FROM entities WHERE kind = ? ORDER BY seq'),
       page: db.prepare('SELECT kind, id, version, data FROM entities WHERE kind = ? ORDER BY seq LIMIT ? OFFSET ?'),
       count: db.prepare('SELECT COUNT(*) AS n FROM entities WHERE kind = ?'),
@@ -34,6 +35,10 @@ export class SqliteEntityRepo implements EntityRepo {
   get(kind: string, id: string): EntityRecord | undefined {
     const row = this.stmts.get.get(kind, id) as EntityRow | undefined;
     return row && toRecord(row);
+  }
+
+  version(kind: string, id: string): number | undefined {
+    return this.stmts.version.get(kind, id) as number | undefined;
   }
 
   list(kind: string): EntityRecord[] {
