@@ -4,7 +4,9 @@
  *   apply     the same N gates from a git repository: one review each, approved by a second key,
  *             committed, pre-commit webhook to `flagops bridge` (git check at the branch head,
  *             policies), change_validation, commit again, then a re-plan.      target ratio ≥ 0.25
- * The console and the bridge run as child processes (the compiled CLI); apply runs here.
+ * Both paths first run an unmeasured batch of N warm-up gates in the same processes (V8 settles after
+ * thousands of calls). The console and the bridge run as child processes (the compiled CLI); apply
+ * runs here. CPU per entity of each process is printed with the rates.
  *
  *   npm run bench:apply [-- --entities 1000 --concurrency 64 --no-build --profile DIR]
  */
