@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Store } from '../store/ports.js';
 import { openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
 import { createTestConsole, type TestConsole } from '../test-support/test-console.js';
 
@@ -96,13 +97,18 @@ describe('entity read cache', () => {
     }
   });
 
-  it('has a settings mark that moves with settings writes and other connections, not with other writes', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'flagops-settings-mark-'));
+  /** A store on a clock the test sets, and a second connection to the same file. */
+  function twoConnections(): { store: Store; other: Store; at: (ms: number) => void } {
+    const dir = mkdtempSync(join(tmpdir(), 'flagops-change-mark-'));
     dirs.push(dir);
     const file = join(dir, 'console.db');
     let time = 0;
     const store = openSqliteStore(file, undefined, { dataVersionRecheckMs: 100, now: () => time });
-    const other = openSqliteStore(file);
+    return { store, other: openSqliteStore(file), at: (ms) => (time = ms) };
+  }
+
+  it('has a settings mark that moves with settings writes and other connections, not with other writes', () => {
+    const { store, other, at } = twoConnections();
     try {
       const before = store.settingsMark?.();
       expect(before).toBeDefined();
@@ -113,7 +119,7 @@ describe('entity read cache', () => {
       const afterOwnWrite = store.settingsMark?.();
       expect(afterOwnWrite).not.toBe(before);
       other.settings.set('reviews', { is_config_review_required: false });
-      time = 100;
+      at(100);
       expect(store.settingsMark?.()).not.toBe(afterOwnWrite);
     } finally {
       other.close();
@@ -122,18 +128,13 @@ describe('entity read cache', () => {
   });
 
   it('re-reads data_version (commits by other connections) once the recheck bound has passed', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'flagops-change-mark-'));
-    dirs.push(dir);
-    const file = join(dir, 'console.db');
-    let time = 0;
-    const store = openSqliteStore(file, undefined, { dataVersionRecheckMs: 100, now: () => time });
-    const other = openSqliteStore(file);
+    const { store, other, at } = twoConnections();
     try {
       const before = store.changeMark?.();
       other.settings.set('reviews', { is_config_review_required: true });
-      time = 99;
+      at(99);
       expect(store.changeMark?.()).toBe(before);
-      time = 100;
+      at(100);
       expect(store.changeMark?.()).not.toBe(before);
     } finally {
       other.close();
