@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENTITY_SCHEMAS } from '../../schemas/index.js';
+import { activeFreeze } from '../core/bridge-policies.js';
 import { FsRepoReader } from '../source/fs-repo-reader.js';
 import { loadRepo, type LoadedRepo } from '../source/load-repo.js';
 import { ADMIN_KEY, createTestConsole, type TestConsole } from '../test-support/test-console.js';
@@ -25,6 +26,15 @@ describe('examples/config-repo', () => {
     expect(repo.diagnostics).toEqual([]);
     expect(repo.entities.length).toBeGreaterThanOrEqual(30);
     expect(new Set(repo.entities.map((e) => e.folder))).toEqual(new Set(ENTITY_SCHEMAS.map((e) => e.folder)));
+  });
+
+  it('has no freeze window that can be active from now on: `npm start` applies it at any hour', () => {
+    const windows = repo.config.bridge.freezeWindows;
+    expect(windows.length).toBeGreaterThan(0); // the example still shows the setting
+    const now = Date.now();
+    // Every hour of the next two weeks, then every day of the next three years.
+    const times = [...Array.from({ length: 14 * 24 }, (_, h) => now + h * 3_600_000), ...Array.from({ length: 3 * 366 }, (_, d) => now + d * 86_400_000)];
+    expect(times.filter((t) => activeFreeze(windows, t) !== undefined).map((t) => new Date(t).toISOString())).toEqual([]);
   });
 
   it('plans every entity as a create against an empty console, then nothing once the console holds the files', async () => {
