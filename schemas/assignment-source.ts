@@ -1,5 +1,15 @@
 import { z } from 'zod';
-import { DescriptionSchema, EntityNameSchema, NullableStringSchema, OwnerSchema, PermalinkShape, ServerFieldsShape, TagsSchema, TeamShape } from './common.js';
+import {
+  DescriptionSchema,
+  EntityNameSchema,
+  NullableStringSchema,
+  OwnerSchema,
+  PermalinkShape,
+  ServerFieldsShape,
+  TagsSchema,
+  TEAM_DEFAULTS,
+  TeamShape,
+} from './common.js';
 
 export const ScheduledReloadHourSchema = z
   .number()
@@ -53,8 +63,7 @@ export const ASSIGNMENT_SOURCE_DEFAULTS: Omit<AssignmentSourceWritable, 'name' |
   groupNameColumn: null,
   isReadOnly: false,
   owner: null,
-  team: null,
-  teamID: null,
+  ...TEAM_DEFAULTS,
   scheduledReloadHour: null,
 };
 

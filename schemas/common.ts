@@ -46,6 +46,11 @@ export const CreatorShape = {
   creatorEmail: NullableStringSchema.describe('Creator e-mail.'),
 } as const;
 
+/** What TeamShape's fields are when a create or full update leaves them out. */
+export const TEAM_DEFAULTS = { team: null, teamID: null } as const;
+/** What CreatorShape's fields are when left out (the console then stamps the caller). */
+export const CREATOR_DEFAULTS = { creatorID: null, creatorEmail: null } as const;
+
 /** A JSON object (return values, default values, parameter values). */
 export const JsonObjectSchema = z.record(z.string(), z.unknown()).describe('A JSON object.');
 
@@ -129,6 +134,9 @@ export const PermalinkShape = {
 export const HoldoutIDsShape = {
   holdoutIDs: z.array(z.string()).describe('Holdouts that apply to this entity (computed).'),
 } as const;
+
+/** What every response of a kind that holdouts can target ends with: server fields, holdouts, link. */
+export const ComputedResponseShape = { ...ServerFieldsShape, ...HoldoutIDsShape, ...PermalinkShape } as const;
 
 export const PaginationSchema = z
   .strictObject({

@@ -1,17 +1,17 @@
 import { z } from 'zod';
 import {
+  ComputedResponseShape,
+  CREATOR_DEFAULTS,
   CreatorShape,
   DescriptionSchema,
   EntityIdSchema,
   EntityNameSchema,
-  HoldoutIDsShape,
   JsonObjectSchema,
   NullableStringSchema,
   OwnerSchema,
-  PermalinkShape,
-  ServerFieldsShape,
   TagsSchema,
   TargetAppsSchema,
+  TEAM_DEFAULTS,
   TeamShape,
 } from './common.js';
 import { DynamicConfigRuleSchema, RuleRolloutShape } from './rule.js';
@@ -46,14 +46,12 @@ export const DYNAMIC_CONFIG_DEFAULTS: Omit<DynamicConfigWritable, 'name'> = {
   defaultValueJson5: null,
   idType: 'userID',
   tags: [],
-  creatorID: null,
-  creatorEmail: null,
+  ...CREATOR_DEFAULTS,
   owner: null,
   schema: null,
   schemaJson5: null,
   targetApps: [],
-  team: null,
-  teamID: null,
+  ...TEAM_DEFAULTS,
   releasePipelineID: null,
 };
 
@@ -82,9 +80,7 @@ export const DynamicConfigSchema = z
     ...fields,
     rules: z.array(DynamicConfigRuleSchema.extend(RuleRolloutShape)),
     isTemplate: z.boolean().describe('Whether this config is a template.'),
-    ...ServerFieldsShape,
-    ...HoldoutIDsShape,
-    ...PermalinkShape,
+    ...ComputedResponseShape,
   })
   .meta({ id: 'DynamicConfig', description: 'A dynamic config as the console returns it.' });
 

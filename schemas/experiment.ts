@@ -8,20 +8,20 @@
 import { z } from 'zod';
 import {
   AutomatedRolloutSchema,
+  ComputedResponseShape,
+  CREATOR_DEFAULTS,
   CreatorShape,
   DescriptionSchema,
   EntityIdSchema,
   EntityNameSchema,
-  HoldoutIDsShape,
   JsonObjectSchema,
   NullableStringSchema,
   OwnerSchema,
   PercentageSchema,
-  PermalinkShape,
   ReviewSettingsSchema,
-  ServerFieldsShape,
   TagsSchema,
   TargetAppsSchema,
+  TEAM_DEFAULTS,
   TeamShape,
 } from './common.js';
 import { GateRuleSchema } from './rule.js';
@@ -289,10 +289,8 @@ export const EXPERIMENT_DEFAULTS: Omit<ExperimentWritable, 'name'> = {
   summarySections: [],
   reviewSettings: { requiredReview: false, allowedReviewers: [] },
   owner: null,
-  team: null,
-  teamID: null,
-  creatorID: null,
-  creatorEmail: null,
+  ...TEAM_DEFAULTS,
+  ...CREATOR_DEFAULTS,
 };
 
 export const ExperimentCreateSchema = z
@@ -381,9 +379,7 @@ export const ExperimentSchema = z
       .nullable()
       .describe('The pending review of this experiment, if any.'),
     inlineTargetingRulesJSON: z.string().describe('inlineTargetingRules serialised as JSON.'),
-    ...ServerFieldsShape,
-    ...HoldoutIDsShape,
-    ...PermalinkShape,
+    ...ComputedResponseShape,
   })
   .meta({ id: 'Experiment', description: 'An experiment (and an item of its version list) as the console returns it.' });
 

@@ -1,18 +1,18 @@
 import { z } from 'zod';
 import {
+  ComputedResponseShape,
+  CREATOR_DEFAULTS,
   CreatorShape,
   DescriptionSchema,
   EntityIdSchema,
   EntityNameSchema,
-  HoldoutIDsShape,
   MonitoringMetricSchema,
   NullableStringSchema,
   OwnerSchema,
-  PermalinkShape,
   ReviewSettingsSchema,
-  ServerFieldsShape,
   TagsSchema,
   TargetAppsSchema,
+  TEAM_DEFAULTS,
   TeamShape,
 } from './common.js';
 import { GateRuleSchema, RuleRolloutShape } from './rule.js';
@@ -50,11 +50,9 @@ export const GATE_DEFAULTS: Omit<GateWritable, 'name'> = {
   type: 'PERMANENT',
   idType: 'userID',
   targetApps: [],
-  creatorID: null,
-  creatorEmail: null,
+  ...CREATOR_DEFAULTS,
   owner: null,
-  team: null,
-  teamID: null,
+  ...TEAM_DEFAULTS,
   measureMetricLifts: false,
   monitoringMetrics: [],
   reviewSettings: { requiredReview: false, allowedReviewers: [] },
@@ -88,9 +86,7 @@ export const GateSchema = z
     checksPerHour: z.number().describe('Evaluations per hour; the embedded console has no SDK traffic, so 0.'),
     store0100Exposures: z.boolean().describe('Whether 0% and 100% exposures are stored.'),
     isTemplate: z.boolean().describe('Whether this gate is a template (set on create only).'),
-    ...ServerFieldsShape,
-    ...HoldoutIDsShape,
-    ...PermalinkShape,
+    ...ComputedResponseShape,
   })
   .meta({ id: 'Gate', description: 'A feature gate as the console returns it.' });
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  CREATOR_DEFAULTS,
   CreatorShape,
   DescriptionSchema,
   EntityIdSchema,
@@ -10,6 +11,7 @@ import {
   ServerFieldsShape,
   TagsSchema,
   TargetAppsSchema,
+  TEAM_DEFAULTS,
   TeamShape,
 } from './common.js';
 
@@ -57,10 +59,8 @@ export const HOLDOUT_DEFAULTS: Omit<HoldoutWritable, 'name'> = {
   monitoringMetrics: [],
   tags: [],
   targetApps: [],
-  team: null,
-  teamID: null,
-  creatorID: null,
-  creatorEmail: null,
+  ...TEAM_DEFAULTS,
+  ...CREATOR_DEFAULTS,
 };
 
 export const HoldoutCreateSchema = z

@@ -1,15 +1,15 @@
 import { z } from 'zod';
 import {
+  ComputedResponseShape,
+  CREATOR_DEFAULTS,
   CreatorShape,
   DescriptionSchema,
   EntityIdSchema,
   EntityNameSchema,
-  HoldoutIDsShape,
   JsonObjectSchema,
-  PermalinkShape,
-  ServerFieldsShape,
   TagsSchema,
   TargetAppsSchema,
+  TEAM_DEFAULTS,
   TeamShape,
 } from './common.js';
 
@@ -52,10 +52,8 @@ export const LAYER_DEFAULTS: Omit<LayerWritable, 'name'> = {
   parameters: [],
   targetApps: [],
   tags: [],
-  team: null,
-  teamID: null,
-  creatorID: null,
-  creatorEmail: null,
+  ...TEAM_DEFAULTS,
+  ...CREATOR_DEFAULTS,
 };
 
 export const LayerCreateSchema = z
@@ -78,9 +76,7 @@ export const LayerSchema = z
     id: EntityIdSchema,
     ...fields,
     isImplicitLayer: z.boolean().describe('True for a layer the console made implicitly; layers made through the API are explicit.'),
-    ...ServerFieldsShape,
-    ...HoldoutIDsShape,
-    ...PermalinkShape,
+    ...ComputedResponseShape,
   })
   .meta({ id: 'Layer', description: 'A layer as the console returns it.' });
 

@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import {
+  ComputedResponseShape,
+  CREATOR_DEFAULTS,
   CreatorShape,
   DescriptionSchema,
   EntityNameSchema,
-  HoldoutIDsShape,
   OwnerSchema,
-  PermalinkShape,
-  ServerFieldsShape,
   TagsSchema,
   TargetAppsSchema,
+  TEAM_DEFAULTS,
   TeamShape,
 } from './common.js';
 
@@ -35,11 +35,9 @@ export const PROMPT_DEFAULTS: PromptWritable = {
   displayName: null,
   description: '',
   targetApps: [],
-  team: null,
-  teamID: null,
+  ...TEAM_DEFAULTS,
   tags: [],
-  creatorID: null,
-  creatorEmail: null,
+  ...CREATOR_DEFAULTS,
   owner: null,
 };
 
@@ -60,9 +58,7 @@ export const PromptSchema = z
     name: EntityNameSchema,
     ...fields,
     idType: z.string().describe('Unit ID type the AI config is evaluated on.'),
-    ...ServerFieldsShape,
-    ...HoldoutIDsShape,
-    ...PermalinkShape,
+    ...ComputedResponseShape,
   })
   .meta({ id: 'Prompt', description: 'An AI config (prompt) as the console returns it.' });
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  CREATOR_DEFAULTS,
   CreatorShape,
   DescriptionSchema,
   EntityIdSchema,
@@ -7,6 +8,7 @@ import {
   PermalinkShape,
   ServerFieldsShape,
   TagsSchema,
+  TEAM_DEFAULTS,
   TeamShape,
 } from './common.js';
 import { GateRuleSchema, RuleRolloutShape } from './rule.js';
@@ -34,10 +36,8 @@ export const SEGMENT_DEFAULTS: Omit<SegmentWritable, 'name' | 'type'> = {
   tags: [],
   rules: [],
   ids: [],
-  creatorID: null,
-  creatorEmail: null,
-  team: null,
-  teamID: null,
+  ...CREATOR_DEFAULTS,
+  ...TEAM_DEFAULTS,
 };
 
 export const SegmentCreateSchema = z
