@@ -1,8 +1,8 @@
 /**
  * Bodies and seeds shared by the experiment, layer, holdout and assignment-source tests.
  */
-import { expect } from 'vitest';
-import type { TestConsole } from './test-console.js';
+import { afterEach, beforeEach, expect } from 'vitest';
+import { createTestConsole, type TestConsole } from './test-console.js';
 
 export type Body = Record<string, unknown>;
 
@@ -134,4 +134,19 @@ export async function seedReferences(t: TestConsole): Promise<void> {
 
 export async function createExperiment(t: TestConsole, body: Body): Promise<Body> {
   return (await ok(t, 'POST', '/console/v1/experiments', body, 201))['data'] as Body;
+}
+
+/**
+ * A fresh console for each test, on a clock the test moves (`env.time += ms`), with the entities
+ * experiments refer to seeded; closed after each test.
+ */
+export function useExperimentConsole(start: number): { readonly c: TestConsole; time: number } {
+  const env = { c: undefined as unknown as TestConsole, time: start };
+  beforeEach(async () => {
+    env.time = start;
+    env.c = createTestConsole({ clock: () => env.time });
+    await seedReferences(env.c);
+  });
+  afterEach(() => env.c.close());
+  return env;
 }

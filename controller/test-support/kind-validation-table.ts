@@ -5,20 +5,9 @@
  * audit log). Builds on validation-table.ts (which covers gates, dynamic configs and segments).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALL_KINDS } from '../console/kinds/all-kinds.js';
 import type { TestConsole } from './test-console.js';
 import { createTestConsole } from './test-console.js';
-import { mutated, type Body, type MutationCase, type WriteOp } from './validation-table.js';
-
-/** Every entity of every kind, their version histories and the audit log, as one comparable string. */
-export function fullStoreSnapshot(t: TestConsole): string {
-  const kinds = ALL_KINDS.map((k) => k.kind);
-  return JSON.stringify({
-    entities: kinds.map((k) => t.store.entities.list(k)),
-    versions: kinds.flatMap((k) => t.store.entities.list(k).map((r) => t.store.entities.versions(k, r.id, 0, 1000))),
-    audit: t.store.audit.list({ offset: 0, limit: 1000 }),
-  });
-}
+import { mutated, storeSnapshot, type Body, type MutationCase, type WriteOp } from './validation-table.js';
 
 export interface KindValidationTable {
   /** List/create path under /console/v1: experiments, experiments/assignment_sources, ... */
@@ -65,14 +54,14 @@ export function describeKindValidationTable(table: KindValidationTable): void {
 
     const cases = table.cases.filter((c) => c.ops === undefined || c.ops.includes(op));
     it.each(cases)('$label → 400 naming $property, store unchanged', async (c) => {
-      const before = fullStoreSnapshot(t);
+      const before = storeSnapshot(t);
       const res = await t.call(method, url, mutated(base, c.path, c.value));
       expect(res.statusCode, res.body).toBe(400);
       const body = res.json() as { status: number; errors?: { property: string; errorMessage: string }[] };
       expect(body.status).toBe(400);
       expect(body.errors?.map((e) => e.property), res.body).toEqual([c.property]);
       if (c.message) expect(body.errors?.[0]?.errorMessage).toMatch(c.message);
-      expect(fullStoreSnapshot(t)).toBe(before);
+      expect(storeSnapshot(t)).toBe(before);
     });
   });
 }

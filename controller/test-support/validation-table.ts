@@ -4,8 +4,8 @@
  * property and that the store (entities, versions, audit log) is unchanged.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestConsole } from './test-console.js';
-import { createTestConsole } from './test-console.js';
+import { ALL_KINDS } from '../console/kinds/all-kinds.js';
+import { createTestConsole, type TestConsole } from './test-console.js';
 
 export type WriteOp = 'create' | 'update' | 'patch';
 export type Body = Record<string, unknown>;
@@ -44,13 +44,15 @@ export function mutated(body: Body, path: string, value: unknown): Body {
   return copy;
 }
 
-const SNAPSHOT_KINDS = ['gate', 'dynamic_config', 'segment'];
-
-/** Everything a rejected request must leave alone: entities, their version history and the audit log. */
+/**
+ * Everything a rejected request must leave alone, as one comparable string: every entity of every
+ * kind, their version histories and the audit log.
+ */
 export function storeSnapshot(t: TestConsole): string {
+  const kinds = ALL_KINDS.map((k) => k.kind);
   return JSON.stringify({
-    entities: SNAPSHOT_KINDS.map((k) => t.store.entities.list(k)),
-    versions: SNAPSHOT_KINDS.flatMap((k) => t.store.entities.list(k).map((r) => t.store.entities.versions(k, r.id, 0, 1000))),
+    entities: kinds.map((k) => t.store.entities.list(k)),
+    versions: kinds.flatMap((k) => t.store.entities.list(k).map((r) => t.store.entities.versions(k, r.id, 0, 1000))),
     audit: t.store.audit.list({ offset: 0, limit: 1000 }),
   });
 }

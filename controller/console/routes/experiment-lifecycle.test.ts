@@ -1,70 +1,62 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createExperiment, groups, ok, seedReferences, type Body } from '../../test-support/experiment-fixtures.js';
-import { fullStoreSnapshot } from '../../test-support/kind-validation-table.js';
-import { createTestConsole, type TestConsole } from '../../test-support/test-console.js';
+import { describe, expect, it } from 'vitest';
+import { createExperiment, groups, ok, useExperimentConsole, type Body } from '../../test-support/experiment-fixtures.js';
+import { storeSnapshot } from '../../test-support/validation-table.js';
 
 const NOW = 1_700_000_000_000;
-let time = NOW;
-let c: TestConsole;
-beforeEach(async () => {
-  time = NOW;
-  c = createTestConsole({ clock: () => time });
-  await seedReferences(c);
-});
-afterEach(() => c.close());
+const env = useExperimentConsole(NOW);
 
 const BASE = '/console/v1/experiments';
-const put = (id: string, action: string, body?: unknown) => c.call('PUT', `${BASE}/${id}/${action}`, body);
+const put = (id: string, action: string, body?: unknown) => env.c.call('PUT', `${BASE}/${id}/${action}`, body);
 
 async function experimentIn(status: 'setup' | 'active' | 'decision_made' | 'abandoned', body: Body = {}): Promise<Body> {
-  await createExperiment(c, { name: 'exp', targetingGateID: 'beta', groups: groups(), ...body });
-  if (status === 'active' || status === 'decision_made') await ok(c, 'PUT', `${BASE}/exp/start`);
-  if (status === 'decision_made') await ok(c, 'PUT', `${BASE}/exp/make_decision`, { id: 'g_test' });
-  if (status === 'abandoned') await ok(c, 'PUT', `${BASE}/exp/abandon`);
-  return ((await ok(c, 'GET', `${BASE}/exp`))['data'] as Body);
+  await createExperiment(env.c, { name: 'exp', targetingGateID: 'beta', groups: groups(), ...body });
+  if (status === 'active' || status === 'decision_made') await ok(env.c, 'PUT', `${BASE}/exp/start`);
+  if (status === 'decision_made') await ok(env.c, 'PUT', `${BASE}/exp/make_decision`, { id: 'g_test' });
+  if (status === 'abandoned') await ok(env.c, 'PUT', `${BASE}/exp/abandon`);
+  return ((await ok(env.c, 'GET', `${BASE}/exp`))['data'] as Body);
 }
 
 describe('experiment lifecycle: setup → active → decision_made | abandoned', () => {
   it('start: setup → active with startTime', async () => {
     await experimentIn('setup');
-    time += 5000;
-    const res = await ok(c, 'PUT', `${BASE}/exp/start`);
+    env.time += 5000;
+    const res = await ok(env.c, 'PUT', `${BASE}/exp/start`);
     expect(res['message']).toBe('Experiment started successfully.');
     expect(res['data']).toMatchObject({ status: 'active', startTime: NOW + 5000, endTime: null, version: 2 });
   });
 
   it('start takes the reference body: analysisEndTime', async () => {
     await experimentIn('setup');
-    const res = await ok(c, 'PUT', `${BASE}/exp/start`, { analysisEndTime: '2026-10-30' });
+    const res = await ok(env.c, 'PUT', `${BASE}/exp/start`, { analysisEndTime: '2026-10-30' });
     expect(res['data']).toMatchObject({ status: 'active', analysisEndTime: '2026-10-30' });
   });
 
   it('make_decision ships a group named by id: decision_made, launchedGroupID, decision and end time', async () => {
     await experimentIn('active');
-    time += 9000;
-    const res = await ok(c, 'PUT', `${BASE}/exp/make_decision`, { id: 'g_test', decisionReason: 'blue wins' });
+    env.time += 9000;
+    const res = await ok(env.c, 'PUT', `${BASE}/exp/make_decision`, { id: 'g_test', decisionReason: 'blue wins' });
     expect(res['message']).toBe('Experiment shipped successfully.');
     expect(res['data']).toMatchObject({ status: 'decision_made', launchedGroupID: 'g_test', decisionReason: 'blue wins', decisionTime: NOW + 9000, endTime: NOW + 9000, targetingGateID: 'beta' });
   });
 
   it('make_decision ships a group named by name; removeTargeting drops the targeting gate', async () => {
     await experimentIn('active');
-    const res = await ok(c, 'PUT', `${BASE}/exp/make_decision`, { name: 'Control', removeTargeting: true });
+    const res = await ok(env.c, 'PUT', `${BASE}/exp/make_decision`, { name: 'Control', removeTargeting: true });
     expect(res['data']).toMatchObject({ status: 'decision_made', launchedGroupID: 'g_control', decisionReason: null, targetingGateID: null });
   });
 
   it.each(['setup', 'active'] as const)('abandon: %s → abandoned', async (status) => {
     await experimentIn(status);
-    time += 1;
-    const res = await ok(c, 'PUT', `${BASE}/exp/abandon`, { decisionReason: 'not needed' });
+    env.time += 1;
+    const res = await ok(env.c, 'PUT', `${BASE}/exp/abandon`, { decisionReason: 'not needed' });
     expect(res['data']).toMatchObject({ status: 'abandoned', decisionReason: 'not needed', endTime: NOW + 1, launchedGroupID: null });
   });
 
   it('each action appends a version and an audit row', async () => {
     await experimentIn('decision_made');
-    const versions = ((await ok(c, 'GET', `${BASE}/exp/versions`))['data'] as Body[]).map((v) => [v['version'], v['status']]);
+    const versions = ((await ok(env.c, 'GET', `${BASE}/exp/versions`))['data'] as Body[]).map((v) => [v['version'], v['status']]);
     expect(versions).toEqual([[3, 'decision_made'], [2, 'active'], [1, 'setup']]);
-    const audit = ((await ok(c, 'GET', '/console/v1/audit_logs?kind=experiment'))['data'] as Body[]).map((a) => [a['action'], a['version']]);
+    const audit = ((await ok(env.c, 'GET', '/console/v1/audit_logs?kind=experiment'))['data'] as Body[]).map((a) => [a['action'], a['version']]);
     expect(audit).toEqual([['make_decision', 3], ['start', 2], ['create', 1]]);
   });
 
@@ -79,11 +71,11 @@ describe('experiment lifecycle: setup → active → decision_made | abandoned',
     ['abandon', 'abandoned', undefined],
   ] as const)('%s on a %s experiment is a 409 and changes nothing', async (action, status, body) => {
     await experimentIn(status);
-    const before = fullStoreSnapshot(c);
+    const before = storeSnapshot(env.c);
     const res = await put('exp', action, body);
     expect(res.statusCode, res.body).toBe(409);
     expect(res.json()).toEqual({ status: 409, message: expect.stringMatching(new RegExp(`^Experiment exp is ${status}; only an experiment that is .+ can `)) });
-    expect(fullStoreSnapshot(c)).toBe(before);
+    expect(storeSnapshot(env.c)).toBe(before);
   });
 
   it.each([
@@ -95,11 +87,11 @@ describe('experiment lifecycle: setup → active → decision_made | abandoned',
     ['a non-string id', { id: 5 }, 'id'],
   ])('make_decision with %s is a 400 naming %s, changing nothing', async (_label, body, property) => {
     await experimentIn('active');
-    const before = fullStoreSnapshot(c);
+    const before = storeSnapshot(env.c);
     const res = await put('exp', 'make_decision', body);
     expect(res.statusCode, res.body).toBe(400);
     expect(res.json().errors.map((e: Body) => e['property'])).toEqual([property]);
-    expect(fullStoreSnapshot(c)).toBe(before);
+    expect(storeSnapshot(env.c)).toBe(before);
   });
 
   it('a disabled group cannot ship', async () => {
@@ -112,7 +104,7 @@ describe('experiment lifecycle: setup → active → decision_made | abandoned',
   it('an unknown action is a 404; status is not writable through create or patch', async () => {
     await experimentIn('setup');
     expect((await put('exp', 'launch')).statusCode).toBe(404);
-    const patch = await c.call('PATCH', `${BASE}/exp`, { status: 'active' });
+    const patch = await env.c.call('PATCH', `${BASE}/exp`, { status: 'active' });
     expect(patch.statusCode).toBe(400);
     expect(patch.json().errors).toEqual([{ property: 'status', errorMessage: expect.stringMatching(/^is not a known field/) }]);
   });
@@ -134,11 +126,11 @@ describe('what may change once an experiment has started', () => {
 
   it.each(lockedWhileActive)('an active experiment keeps its %s: 400, nothing changes', async (_label, patch, property) => {
     await experimentIn('active');
-    const before = fullStoreSnapshot(c);
-    const res = await c.call('PATCH', `${BASE}/exp`, patch);
+    const before = storeSnapshot(env.c);
+    const res = await env.c.call('PATCH', `${BASE}/exp`, patch);
     expect(res.statusCode, res.body).toBe(400);
     expect(res.json().errors).toEqual(property.split(',').map((p) => ({ property: p, errorMessage: expect.stringMatching(/once the experiment is active/) })));
-    expect(fullStoreSnapshot(c)).toBe(before);
+    expect(storeSnapshot(env.c)).toBe(before);
   });
 
   const writableWhileActive: [string, Body][] = [
@@ -152,7 +144,7 @@ describe('what may change once an experiment has started', () => {
 
   it.each(writableWhileActive)('an active experiment may change its %s', async (_label, patch) => {
     await experimentIn('active');
-    const res = await ok(c, 'PATCH', `${BASE}/exp`, patch);
+    const res = await ok(env.c, 'PATCH', `${BASE}/exp`, patch);
     expect(res['data']).toMatchObject({ ...patch, groups: expect.any(Array), status: 'active', version: 3 });
   });
 
@@ -164,22 +156,22 @@ describe('what may change once an experiment has started', () => {
     ['abandoned', 'idType', { idType: 'stableID' }],
   ] as const)('a %s experiment keeps its %s', async (status, property, patch) => {
     await experimentIn(status);
-    const before = fullStoreSnapshot(c);
-    const res = await c.call('PATCH', `${BASE}/exp`, patch);
+    const before = storeSnapshot(env.c);
+    const res = await env.c.call('PATCH', `${BASE}/exp`, patch);
     expect(res.statusCode, res.body).toBe(400);
     expect(res.json().errors).toEqual([{ property, errorMessage: `cannot change once the experiment is ${status}` }]);
-    expect(fullStoreSnapshot(c)).toBe(before);
+    expect(storeSnapshot(env.c)).toBe(before);
   });
 
   it.each(['decision_made', 'abandoned'] as const)('a %s experiment may still change its metadata and metrics', async (status) => {
     await experimentIn(status);
-    const res = await ok(c, 'PATCH', `${BASE}/exp`, { description: 'done', tags: ['archived'], secondaryMetrics: [{ name: 'x', type: 'event_count' }], summarySections: [{ name: 'Result', content: 'blue won' }] });
+    const res = await ok(env.c, 'PATCH', `${BASE}/exp`, { description: 'done', tags: ['archived'], secondaryMetrics: [{ name: 'x', type: 'event_count' }], summarySections: [{ name: 'Result', content: 'blue won' }] });
     expect(res['data']).toMatchObject({ description: 'done', status });
   });
 
   it('a full update of an active experiment that repeats its fixed fields succeeds', async () => {
     const active = await experimentIn('active');
-    const res = await ok(c, 'POST', `${BASE}/exp`, {
+    const res = await ok(env.c, 'POST', `${BASE}/exp`, {
       description: 'full',
       idType: active['idType'],
       hypothesis: 'h',

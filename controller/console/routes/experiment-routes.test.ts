@@ -1,18 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EXPERIMENT_DEFAULTS, ExperimentSchema } from '../../../schemas/experiment.js';
-import { createExperiment, FULL_EXPERIMENT, groups, ok, seedReferences, type Body } from '../../test-support/experiment-fixtures.js';
-import { fullStoreSnapshot } from '../../test-support/kind-validation-table.js';
-import { createTestConsole, type TestConsole } from '../../test-support/test-console.js';
+import { createExperiment, FULL_EXPERIMENT, groups, ok, useExperimentConsole, type Body } from '../../test-support/experiment-fixtures.js';
+import { storeSnapshot } from '../../test-support/validation-table.js';
 
 const NOW = 1_700_000_000_000;
-let time = NOW;
-let c: TestConsole;
-beforeEach(async () => {
-  time = NOW;
-  c = createTestConsole({ clock: () => time });
-  await seedReferences(c);
-});
-afterEach(() => c.close());
+const env = useExperimentConsole(NOW);
 
 const BASE = '/console/v1/experiments';
 
@@ -63,7 +55,7 @@ function assertSpecTypes(experiment: Body, nullable: readonly string[] = []): vo
 
 describe('experiments: create, read, list', () => {
   it('creates an experiment in setup with every writable field defaulted and every response field typed', async () => {
-    const created = await createExperiment(c, { name: 'Checkout colors' });
+    const created = await createExperiment(env.c, { name: 'Checkout colors' });
     expect(created).toMatchObject({ id: 'checkout_colors', name: 'Checkout colors', status: 'setup', version: 1, startTime: null, launchedGroupID: null, createdTime: NOW });
     for (const [field, value] of Object.entries(EXPERIMENT_DEFAULTS)) {
       if (field === 'groups' || field === 'creatorID' || field === 'creatorEmail') continue;
@@ -85,7 +77,7 @@ describe('experiments: create, read, list', () => {
   });
 
   it('accepts every writable field and returns each with its type; after shipping no spec field is null', async () => {
-    const created = await createExperiment(c, FULL_EXPERIMENT);
+    const created = await createExperiment(env.c, FULL_EXPERIMENT);
     for (const [field, value] of Object.entries(FULL_EXPERIMENT)) {
       if (field === 'groups' || field === 'inlineTargetingRules' || field === 'reviewSettings') continue;
       expect(created[field], field).toEqual(value);
@@ -100,29 +92,29 @@ describe('experiments: create, read, list', () => {
         { criterion: 'custom', status: 'WARNING', passingDescription: 'reviewed', score: 50, weight: 25 },
       ],
     });
-    await ok(c, 'PUT', `${BASE}/full_experiment/start`);
-    const shipped = (await ok(c, 'PUT', `${BASE}/full_experiment/make_decision`, { id: 'g_test', decisionReason: 'blue wins' }))['data'] as Body;
+    await ok(env.c, 'PUT', `${BASE}/full_experiment/start`);
+    const shipped = (await ok(env.c, 'PUT', `${BASE}/full_experiment/make_decision`, { id: 'g_test', decisionReason: 'blue wins' }))['data'] as Body;
     expect(ExperimentSchema.safeParse(shipped).success).toBe(true);
     assertSpecTypes(shipped);
   });
 
   it('reads one experiment and 404s an unknown one', async () => {
-    await createExperiment(c, { name: 'Checkout colors' });
-    expect(((await ok(c, 'GET', `${BASE}/checkout_colors`))['data'] as Body)['name']).toBe('Checkout colors');
-    const missing = await c.call('GET', `${BASE}/nope`);
+    await createExperiment(env.c, { name: 'Checkout colors' });
+    expect(((await ok(env.c, 'GET', `${BASE}/checkout_colors`))['data'] as Body)['name']).toBe('Checkout colors');
+    const missing = await env.c.call('GET', `${BASE}/nope`);
     expect(missing.statusCode).toBe(404);
     expect(missing.json()).toEqual({ status: 404, message: 'Experiment not found.' });
   });
 
   it('lists with pagination and the reference filters (status, layerID, idType, tags)', async () => {
-    await createExperiment(c, { name: 'one', tags: ['a'] });
-    await createExperiment(c, { name: 'two', layerID: 'main_layer', allocation: 50, groups: groups() });
-    await createExperiment(c, { name: 'three', idType: 'stableID' });
-    await ok(c, 'PUT', `${BASE}/two/start`);
-    const page = await ok(c, 'GET', `${BASE}?limit=2&page=2`);
+    await createExperiment(env.c, { name: 'one', tags: ['a'] });
+    await createExperiment(env.c, { name: 'two', layerID: 'main_layer', allocation: 50, groups: groups() });
+    await createExperiment(env.c, { name: 'three', idType: 'stableID' });
+    await ok(env.c, 'PUT', `${BASE}/two/start`);
+    const page = await ok(env.c, 'GET', `${BASE}?limit=2&page=2`);
     expect((page['data'] as Body[]).map((e) => e['id'])).toEqual(['three']);
     expect(page['pagination']).toEqual({ itemsPerPage: 2, pageNumber: 2, totalItems: 3, nextPage: null, previousPage: '/console/v1/experiments?page=1&limit=2', all: '/console/v1/experiments' });
-    const ids = async (query: string): Promise<unknown[]> => ((await ok(c, 'GET', `${BASE}?${query}`))['data'] as Body[]).map((e) => e['id']);
+    const ids = async (query: string): Promise<unknown[]> => ((await ok(env.c, 'GET', `${BASE}?${query}`))['data'] as Body[]).map((e) => e['id']);
     expect(await ids('status=active')).toEqual(['two']);
     expect(await ids('status=setup')).toEqual(['one', 'three']);
     expect(await ids('layerID=main_layer')).toEqual(['two']);
@@ -131,77 +123,77 @@ describe('experiments: create, read, list', () => {
   });
 
   it('a duplicate id is a 409 and changes nothing', async () => {
-    await createExperiment(c, { name: 'one' });
-    const before = fullStoreSnapshot(c);
-    const res = await c.call('POST', BASE, { name: 'One', id: 'one' });
+    await createExperiment(env.c, { name: 'one' });
+    const before = storeSnapshot(env.c);
+    const res = await env.c.call('POST', BASE, { name: 'One', id: 'one' });
     expect(res.statusCode).toBe(409);
-    expect(fullStoreSnapshot(c)).toBe(before);
+    expect(storeSnapshot(env.c)).toBe(before);
   });
 });
 
 describe('experiments: full update, patch, delete', () => {
   it('a full update resets omitted fields to their defaults and keeps the lifecycle fields', async () => {
-    await createExperiment(c, { name: 'one', tags: ['a'], hypothesis: 'h', duration: 30 });
-    const res = await ok(c, 'POST', `${BASE}/one`, { description: 'new', idType: 'userID', hypothesis: 'h2', groups: groups(), allocation: 20 });
+    await createExperiment(env.c, { name: 'one', tags: ['a'], hypothesis: 'h', duration: 30 });
+    const res = await ok(env.c, 'POST', `${BASE}/one`, { description: 'new', idType: 'userID', hypothesis: 'h2', groups: groups(), allocation: 20 });
     const data = res['data'] as Body;
     expect(data).toMatchObject({ id: 'one', name: 'one', description: 'new', hypothesis: 'h2', allocation: 20, tags: [], duration: 14, status: 'setup', version: 2 });
     expect(res['message']).toBe('Experiment updated successfully.');
   });
 
   it('a full update without its required fields is a 400 naming each', async () => {
-    await createExperiment(c, { name: 'one' });
-    const res = await c.call('POST', `${BASE}/one`, { description: 'x' });
+    await createExperiment(env.c, { name: 'one' });
+    const res = await env.c.call('POST', `${BASE}/one`, { description: 'x' });
     expect(res.statusCode).toBe(400);
     expect(res.json().errors.map((e: Body) => e['property']).sort()).toEqual(['allocation', 'groups', 'hypothesis', 'idType']);
   });
 
   it('a patch changes only the supplied fields; group ids survive a patch that omits them', async () => {
-    const created = await createExperiment(c, { name: 'one', tags: ['a'] });
+    const created = await createExperiment(env.c, { name: 'one', tags: ['a'] });
     const ids = (created['groups'] as Body[]).map((g) => g['id']);
-    const res = await ok(c, 'PATCH', `${BASE}/one`, { hypothesis: 'new', groups: [{ name: 'Control', size: 30 }, { name: 'Test', size: 70 }] });
+    const res = await ok(env.c, 'PATCH', `${BASE}/one`, { hypothesis: 'new', groups: [{ name: 'Control', size: 30 }, { name: 'Test', size: 70 }] });
     const data = res['data'] as Body;
     expect(data).toMatchObject({ hypothesis: 'new', tags: ['a'], version: 2 });
     expect((data['groups'] as Body[]).map((g) => g['id'])).toEqual(ids);
   });
 
   it('an unchanged patch is a no-op: no new version', async () => {
-    await createExperiment(c, { name: 'one', hypothesis: 'h' });
-    const res = await ok(c, 'PATCH', `${BASE}/one`, { hypothesis: 'h' });
+    await createExperiment(env.c, { name: 'one', hypothesis: 'h' });
+    const res = await ok(env.c, 'PATCH', `${BASE}/one`, { hypothesis: 'h' });
     expect(res['message']).toBe('Experiment unchanged.');
     expect((res['data'] as Body)['version']).toBe(1);
   });
 
   it('deletes an experiment (200 without data) and its history', async () => {
-    await createExperiment(c, { name: 'one' });
-    expect(await ok(c, 'DELETE', `${BASE}/one`)).toEqual({ message: 'Experiment deleted successfully.' });
-    expect((await c.call('GET', `${BASE}/one`)).statusCode).toBe(404);
-    expect((await c.call('GET', `${BASE}/one/versions`)).statusCode).toBe(404);
+    await createExperiment(env.c, { name: 'one' });
+    expect(await ok(env.c, 'DELETE', `${BASE}/one`)).toEqual({ message: 'Experiment deleted successfully.' });
+    expect((await env.c.call('GET', `${BASE}/one`)).statusCode).toBe(404);
+    expect((await env.c.call('GET', `${BASE}/one/versions`)).statusCode).toBe(404);
   });
 
   it('honours If-Match on writes: a stale version is a 409 naming the current one', async () => {
-    await createExperiment(c, { name: 'one' });
-    const stale = await c.call('PATCH', `${BASE}/one`, { hypothesis: 'x' }, undefined, { 'if-match': '"7"' });
+    await createExperiment(env.c, { name: 'one' });
+    const stale = await env.c.call('PATCH', `${BASE}/one`, { hypothesis: 'x' }, undefined, { 'if-match': '"7"' });
     expect(stale.statusCode).toBe(409);
     expect(stale.json().message).toMatch(/version 1/);
-    expect((await c.call('PUT', `${BASE}/one/start`, undefined, undefined, { 'if-match': '"7"' })).statusCode).toBe(409);
-    expect((await c.call('PUT', `${BASE}/one/start`, undefined, undefined, { 'if-match': '"1"' })).statusCode).toBe(200);
+    expect((await env.c.call('PUT', `${BASE}/one/start`, undefined, undefined, { 'if-match': '"7"' })).statusCode).toBe(409);
+    expect((await env.c.call('PUT', `${BASE}/one/start`, undefined, undefined, { 'if-match': '"1"' })).statusCode).toBe(200);
   });
 });
 
 describe('experiment versions (spec endpoint 1)', () => {
   async function experimentWithFiveVersions(): Promise<void> {
-    await createExperiment(c, { name: 'one' });
+    await createExperiment(env.c, { name: 'one' });
     for (const hypothesis of ['a', 'b', 'c']) {
-      time += 1000;
-      await ok(c, 'PATCH', `${BASE}/one`, { hypothesis });
+      env.time += 1000;
+      await ok(env.c, 'PATCH', `${BASE}/one`, { hypothesis });
     }
-    time += 1000;
-    await ok(c, 'PUT', `${BASE}/one/start`);
+    env.time += 1000;
+    await ok(env.c, 'PUT', `${BASE}/one/start`);
   }
 
   it('lists versions newest first with the full pagination object; each item is an experiment version', async () => {
     await experimentWithFiveVersions();
-    const first = await ok(c, 'GET', `${BASE}/one/versions?limit=2`);
+    const first = await ok(env.c, 'GET', `${BASE}/one/versions?limit=2`);
     expect(Object.keys(first).sort()).toEqual(['data', 'message', 'pagination']);
     const items = first['data'] as Body[];
     expect(items.map((v) => v['version'])).toEqual([5, 4]);
@@ -216,7 +208,7 @@ describe('experiment versions (spec endpoint 1)', () => {
       previousPage: null,
       all: '/console/v1/experiments/one/versions',
     });
-    const last = await ok(c, 'GET', `${BASE}/one/versions?limit=2&page=3`);
+    const last = await ok(env.c, 'GET', `${BASE}/one/versions?limit=2&page=3`);
     expect((last['data'] as Body[]).map((v) => v['version'])).toEqual([1]);
     expect((last['pagination'] as Body)['nextPage']).toBeNull();
     expect((last['pagination'] as Body)['previousPage']).toBe('/console/v1/experiments/one/versions?page=2&limit=2');
@@ -224,16 +216,16 @@ describe('experiment versions (spec endpoint 1)', () => {
 
   it('defaults to page 1 of 100 and accepts numeric strings only', async () => {
     await experimentWithFiveVersions();
-    const all = await ok(c, 'GET', `${BASE}/one/versions`);
+    const all = await ok(env.c, 'GET', `${BASE}/one/versions`);
     expect((all['data'] as Body[]).map((v) => v['version'])).toEqual([5, 4, 3, 2, 1]);
     expect((all['pagination'] as Body)['itemsPerPage']).toBe(100);
-    const bad = await c.call('GET', `${BASE}/one/versions?limit=zero&page=-1`);
+    const bad = await env.c.call('GET', `${BASE}/one/versions?limit=zero&page=-1`);
     expect(bad.statusCode).toBe(400);
     expect(bad.json().errors.map((e: Body) => e['property']).sort()).toEqual(['limit', 'page']);
   });
 
   it('404s the versions of an unknown experiment', async () => {
-    const res = await c.call('GET', `${BASE}/nope/versions`);
+    const res = await env.c.call('GET', `${BASE}/nope/versions`);
     expect(res.statusCode).toBe(404);
     expect(res.json().message).toBe('Experiment not found.');
   });
@@ -241,27 +233,27 @@ describe('experiment versions (spec endpoint 1)', () => {
 
 describe('experiment computed fields', () => {
   it('isStale once an active experiment runs past its duration', async () => {
-    await createExperiment(c, { name: 'one', duration: 2 });
-    await ok(c, 'PUT', `${BASE}/one/start`);
-    const read = async (): Promise<unknown> => ((await ok(c, 'GET', `${BASE}/one`))['data'] as Body)['isStale'];
-    time += 2 * 24 * 3600 * 1000;
+    await createExperiment(env.c, { name: 'one', duration: 2 });
+    await ok(env.c, 'PUT', `${BASE}/one/start`);
+    const read = async (): Promise<unknown> => ((await ok(env.c, 'GET', `${BASE}/one`))['data'] as Body)['isStale'];
+    env.time += 2 * 24 * 3600 * 1000;
     expect(await read()).toBe(false);
-    time += 1;
+    env.time += 1;
     expect(await read()).toBe(true);
   });
 
   it('healthCheckStatus is WAITING while no health check results exist', async () => {
-    const created = await createExperiment(c, { name: 'one' });
+    const created = await createExperiment(env.c, { name: 'one' });
     expect(created).toMatchObject({ healthChecks: [], healthCheckStatus: 'WAITING', activeReview: null, qualityScore: null });
   });
 
   it('holdoutIDs lists the holdouts naming the experiment or its layer', async () => {
-    await createExperiment(c, { name: 'in layer', layerID: 'main_layer', groups: groups() });
-    await createExperiment(c, { name: 'alone' });
-    await ok(c, 'POST', '/console/v1/holdouts', { name: 'by experiment', experimentIDs: ['alone'] }, 201);
-    await ok(c, 'POST', '/console/v1/holdouts', { name: 'by layer', layerIDs: ['main_layer'] }, 201);
-    await ok(c, 'POST', '/console/v1/holdouts', { name: 'disabled', experimentIDs: ['alone'], isEnabled: false }, 201);
-    const holdoutIDs = async (id: string): Promise<unknown> => ((await ok(c, 'GET', `${BASE}/${id}`))['data'] as Body)['holdoutIDs'];
+    await createExperiment(env.c, { name: 'in layer', layerID: 'main_layer', groups: groups() });
+    await createExperiment(env.c, { name: 'alone' });
+    await ok(env.c, 'POST', '/console/v1/holdouts', { name: 'by experiment', experimentIDs: ['alone'] }, 201);
+    await ok(env.c, 'POST', '/console/v1/holdouts', { name: 'by layer', layerIDs: ['main_layer'] }, 201);
+    await ok(env.c, 'POST', '/console/v1/holdouts', { name: 'disabled', experimentIDs: ['alone'], isEnabled: false }, 201);
+    const holdoutIDs = async (id: string): Promise<unknown> => ((await ok(env.c, 'GET', `${BASE}/${id}`))['data'] as Body)['holdoutIDs'];
     expect(await holdoutIDs('in_layer')).toEqual(['by_layer']);
     expect(await holdoutIDs('alone')).toEqual(['by_experiment']);
   });

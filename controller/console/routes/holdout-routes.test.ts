@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HOLDOUT_DEFAULTS, HoldoutSchema } from '../../../schemas/holdout.js';
 import { createExperiment, groups, LAYER_BODY, ok, type Body } from '../../test-support/experiment-fixtures.js';
-import { describeKindValidationTable, fullStoreSnapshot } from '../../test-support/kind-validation-table.js';
+import { describeKindValidationTable } from '../../test-support/kind-validation-table.js';
+import { storeSnapshot } from '../../test-support/validation-table.js';
 import { createTestConsole, type TestConsole } from '../../test-support/test-console.js';
 import { REMOVE } from '../../test-support/validation-table.js';
 
@@ -92,11 +93,11 @@ describe('holdouts', () => {
     ['experiment', 'experiments/exp_one', { experimentIDs: ['exp_one'] }, 'holdout hold (experimentIDs)'],
   ])('a %s a holdout names cannot be deleted (409, nothing changes)', async (_label, path, body, referrer) => {
     await ok(c, 'POST', BASE, { name: 'hold', ...body }, 201);
-    const before = fullStoreSnapshot(c);
+    const before = storeSnapshot(c);
     const res = await c.call('DELETE', `/console/v1/${path}`);
     expect(res.statusCode).toBe(409);
     expect(res.json().message).toContain(`is used by ${referrer}; remove those references first.`);
-    expect(fullStoreSnapshot(c)).toBe(before);
+    expect(storeSnapshot(c)).toBe(before);
   });
 
   it('a gate an experiment targets cannot be deleted', async () => {

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LAYER_DEFAULTS, LayerSchema } from '../../../schemas/layer.js';
 import { createExperiment, groups, LAYER_BODY, ok, type Body } from '../../test-support/experiment-fixtures.js';
-import { describeKindValidationTable, fullStoreSnapshot } from '../../test-support/kind-validation-table.js';
+import { describeKindValidationTable } from '../../test-support/kind-validation-table.js';
+import { storeSnapshot } from '../../test-support/validation-table.js';
 import { createTestConsole, type TestConsole } from '../../test-support/test-console.js';
 import { REMOVE } from '../../test-support/validation-table.js';
 
@@ -39,11 +40,11 @@ describe('layers', () => {
   it('refuses to delete a layer while experiments use it (409, nothing changes), then allows it', async () => {
     await ok(c, 'POST', BASE, LAYER_BODY, 201);
     await createExperiment(c, { name: 'exp', layerID: 'main_layer', groups: groups() });
-    const before = fullStoreSnapshot(c);
+    const before = storeSnapshot(c);
     const res = await c.call('DELETE', `${BASE}/main_layer`);
     expect(res.statusCode).toBe(409);
     expect(res.json().message).toBe('Layer main_layer is used by experiment exp (layerID); remove those references first.');
-    expect(fullStoreSnapshot(c)).toBe(before);
+    expect(storeSnapshot(c)).toBe(before);
     await ok(c, 'DELETE', '/console/v1/experiments/exp');
     await ok(c, 'DELETE', `${BASE}/main_layer`);
   });
@@ -59,7 +60,7 @@ describe('layers', () => {
   it('keeps the experiments of a layer valid: idType fixed and used parameters declared with their type', async () => {
     await ok(c, 'POST', BASE, LAYER_BODY, 201);
     await createExperiment(c, { name: 'exp', layerID: 'main_layer', groups: groups() });
-    const before = fullStoreSnapshot(c);
+    const before = storeSnapshot(c);
     const idType = await c.call('PATCH', `${BASE}/main_layer`, { idType: 'stableID' });
     expect(idType.statusCode).toBe(400);
     expect(idType.json().errors).toEqual([{ property: 'idType', errorMessage: 'cannot change while experiments use the layer (exp)' }]);
@@ -71,7 +72,7 @@ describe('layers', () => {
     ]);
     const retyped = await c.call('PATCH', `${BASE}/main_layer`, { parameters: [{ name: 'color', type: 'number', defaultValue: 1 }] });
     expect(retyped.statusCode).toBe(400);
-    expect(fullStoreSnapshot(c)).toBe(before);
+    expect(storeSnapshot(c)).toBe(before);
     // An unused parameter may go.
     await ok(c, 'PATCH', `${BASE}/main_layer`, { parameters: [{ name: 'color', type: 'string', defaultValue: 'red' }] });
   });

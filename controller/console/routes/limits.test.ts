@@ -6,7 +6,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ok, SOURCE_BODY } from '../../test-support/experiment-fixtures.js';
-import { fullStoreSnapshot } from '../../test-support/kind-validation-table.js';
+import { storeSnapshot } from '../../test-support/validation-table.js';
 import { createTestConsole, type TestConsole } from '../../test-support/test-console.js';
 
 let c: TestConsole;
@@ -63,11 +63,11 @@ describe('the spec Limits table', () => {
 
   it.each(LIMITS)('$limit: rejects beyond the edges with a 400 naming the property, changing nothing', async (limit) => {
     for (const value of limit.rejected) {
-      const before = fullStoreSnapshot(c);
+      const before = storeSnapshot(c);
       const res = await limit.send(c, value);
       expect(res.statusCode, `${JSON.stringify(value)}: ${res.body}`).toBe(400);
       expect(res.json().errors.map((e: { property: string }) => e.property)).toEqual([limit.property]);
-      expect(fullStoreSnapshot(c)).toBe(before);
+      expect(storeSnapshot(c)).toBe(before);
     }
   });
 });

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PromptSchema } from '../../../schemas/prompt.js';
 import { ok, type Body } from '../../test-support/experiment-fixtures.js';
-import { describeKindValidationTable, fullStoreSnapshot } from '../../test-support/kind-validation-table.js';
+import { describeKindValidationTable } from '../../test-support/kind-validation-table.js';
+import { storeSnapshot } from '../../test-support/validation-table.js';
 import { createTestConsole, type TestConsole } from '../../test-support/test-console.js';
 import { REMOVE } from '../../test-support/validation-table.js';
 
@@ -74,10 +75,10 @@ describe('AI configs (prompts)', () => {
 
   it('has no delete and no full update, as in the reference', async () => {
     await ok(c, 'POST', BASE, { name: 'one' }, 201);
-    const before = fullStoreSnapshot(c);
+    const before = storeSnapshot(c);
     expect((await c.call('DELETE', `${BASE}/one`)).statusCode).toBe(404);
     expect((await c.call('POST', `${BASE}/one`, { description: 'x' })).statusCode).toBe(404);
-    expect(fullStoreSnapshot(c)).toBe(before);
+    expect(storeSnapshot(c)).toBe(before);
   });
 
   it('a second prompt of the same name is a 409', async () => {
