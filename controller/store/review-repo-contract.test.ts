@@ -158,6 +158,41 @@ describe('SQLite reviews survive a reopen', () => {
   });
 });
 
+describe('SQLite reviews: what a decision writes and reads', () => {
+  it('reads the decision fields fresh while the submitted part is kept parsed: another connection\'s decision shows', () => {
+    const path = join(tmp, 'two-connections', 'console.db');
+    const first = openSqliteStore(path);
+    const second = openSqliteStore(path);
+    try {
+      first.reviews.insert(reviewRecord('r1'));
+      expect(first.reviews.get('r1')?.status).toBe('pending');
+      second.reviews.update({ ...reviewRecord('r1'), status: 'approved', approvedBy: 'carol@example.com' });
+      expect(first.reviews.get('r1')).toEqual({ ...reviewRecord('r1'), status: 'approved', approvedBy: 'carol@example.com' });
+    } finally {
+      second.close();
+      first.close();
+    }
+  });
+
+  it('indexes only the reviews pending validation (migration 5), and resumes them through that index', () => {
+    const path = join(tmp, 'pending-index', 'console.db');
+    const store = openSqliteStore(path);
+    store.reviews.insert(reviewRecord('r1', { status: 'pending_webhook_validation' }));
+    store.reviews.insert(reviewRecord('r2'));
+    store.close();
+    const db = new Database(path, { readonly: true });
+    try {
+      const indexes = (db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'reviews' AND sql IS NOT NULL").all() as { name: string; sql: string }[]).map((i) => i.name);
+      expect(indexes.sort()).toEqual(['reviews_entity', 'reviews_pending_validation']);
+      expect(db.prepare('SELECT COUNT(*) FROM reviews INDEXED BY reviews_pending_validation WHERE status = \'pending_webhook_validation\'').pluck().get()).toBe(1);
+      const plan = db.prepare("EXPLAIN QUERY PLAN SELECT id, data, state FROM reviews WHERE status = 'pending_webhook_validation' ORDER BY seq").all() as { detail: string }[];
+      expect(plan.map((row) => row.detail).join('\n')).toContain('reviews_pending_validation');
+    } finally {
+      db.close();
+    }
+  });
+});
+
 describe('SQLite reviews written before the state column', () => {
   it('reads a row that holds everything in data, and a decision on it keeps what was submitted', () => {
     const path = join(tmp, 'legacy', 'console.db');

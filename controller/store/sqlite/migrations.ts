@@ -100,4 +100,17 @@ export const MIGRATIONS: Migration[] = [
     // Rows from before keep everything in data; state, once written, overrides it.
     sql: `ALTER TABLE reviews ADD COLUMN state TEXT;`,
   },
+  {
+    version: 5,
+    name: 'reviews-pending-index',
+    // Every decision moved a review's entry in reviews_status: two index pages more per write
+    // transaction, four times per review. The one query by status that must be fast is the
+    // dispatcher's resume of pending validations; a partial index holds just those rows, so only the
+    // commit that starts a validation and the decision that ends it touch it. Lists by status filter
+    // by entity too (reviews_entity), or walk seq.
+    sql: `
+      DROP INDEX reviews_status;
+      CREATE INDEX reviews_pending_validation ON reviews (seq) WHERE status = 'pending_webhook_validation';
+    `,
+  },
 ];

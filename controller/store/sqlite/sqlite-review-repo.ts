@@ -4,6 +4,8 @@ import { DuplicateKeyError, UNDECIDED_REVIEW, type Page, type ReviewQuery, type 
 
 /** Fields a review's decisions change; everything else is what was submitted, and never changes. */
 const STATE_FIELDS: readonly string[] = ['status', 'lastModifiedTime', ...Object.keys(UNDECIDED_REVIEW)];
+/** The status the dispatcher resumes at start; a partial index holds just these rows (migration 5). */
+const PENDING_VALIDATION = 'pending_webhook_validation';
 /** Submitted parts kept parsed (frozen) by review id: immutable, so they never go stale. */
 const BODY_CACHE_MAX = 5000;
 
@@ -24,13 +26,23 @@ export class SqliteReviewRepo implements ReviewRepo {
   constructor(private readonly db: Database.Database) {
     this.stmts = {
       get: db.prepare('SELECT id, data, state FROM reviews WHERE id = ?'),
+      // A known review's submitted part is cached: read only its decision fields.
+      getState: db.prepare('SELECT state FROM reviews WHERE id = ?').pluck(),
       insert: db.prepare('INSERT INTO reviews (id, kind, entity_id, status, data, state) VALUES (?, ?, ?, ?, ?, ?)'),
       update: db.prepare('UPDATE reviews SET status = ?, state = ? WHERE id = ?'),
       withStatus: db.prepare('SELECT id, data, state FROM reviews WHERE status = ? ORDER BY seq'),
+      // Spelled out, not bound: SQLite uses the partial index only for a literal matching its WHERE.
+      pendingValidation: db.prepare(`SELECT id, data, state FROM reviews WHERE status = '${PENDING_VALIDATION}' ORDER BY seq`),
     };
   }
 
   get(id: string): ReviewRecord | undefined {
+    const body = this.bodies.get(id);
+    if (body !== undefined) {
+      // undefined: no such row (any more); null: a row from before the state column (not cached).
+      const state = this.stmts.getState.get(id) as string | null | undefined;
+      if (typeof state === 'string') return withState(body, state);
+    }
     const row = this.stmts.get.get(id) as (ReviewRow & { id: string }) | undefined;
     return row && this.toReview(row);
   }
@@ -43,6 +55,9 @@ export class SqliteReviewRepo implements ReviewRepo {
       if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new DuplicateKeyError(`review ${review.id}`);
       throw error;
     }
+    // The next step (approve) reads it back: keep it parsed. Frozen in place, not copied: the
+    // submitted values are not touched again once stored (a rolled-back insert leaves an unused entry).
+    this.cacheBody(review.id, deepFreeze(body));
   }
 
   /** Writes the decision fields; the submitted part stays as inserted. */
@@ -73,19 +88,29 @@ export class SqliteReviewRepo implements ReviewRepo {
   }
 
   withStatus(status: string): ReviewRecord[] {
-    return (this.stmts.withStatus.all(status) as (ReviewRow & { id: string })[]).map((row) => this.toReview(row));
+    const statement = status === PENDING_VALIDATION ? this.stmts.pendingValidation : this.stmts.withStatus;
+    const rows = (status === PENDING_VALIDATION ? statement.all() : statement.all(status)) as (ReviewRow & { id: string })[];
+    return rows.map((row) => this.toReview(row));
   }
 
   private toReview(row: ReviewRow & { id: string }): ReviewRecord {
+    // A row from before the state column holds everything in data: such bodies are not cached, so
+    // get() never mistakes one for a body whose state it can read alone.
+    if (row.state === null) return JSON.parse(row.data) as ReviewRecord;
     let body = this.bodies.get(row.id);
-    if (body === undefined) {
-      body = deepFreeze(JSON.parse(row.data) as Record<string, unknown>);
-      if (this.bodies.size >= BODY_CACHE_MAX) this.bodies.clear();
-      this.bodies.set(row.id, body);
-    }
-    // A row from before the state column holds everything in data.
-    return Object.assign({}, body, row.state === null ? {} : (JSON.parse(row.state) as Record<string, unknown>)) as unknown as ReviewRecord;
+    if (body === undefined) this.cacheBody(row.id, (body = deepFreeze(JSON.parse(row.data) as Record<string, unknown>)));
+    return withState(body, row.state);
   }
+
+  private cacheBody(id: string, body: Readonly<Record<string, unknown>>): void {
+    // Oldest first out (a Map iterates in insertion order): the reviews in flight stay cached.
+    if (this.bodies.size >= BODY_CACHE_MAX) this.bodies.delete(this.bodies.keys().next().value as string);
+    this.bodies.set(id, body);
+  }
+}
+
+function withState(body: Readonly<Record<string, unknown>>, state: string): ReviewRecord {
+  return Object.assign({}, body, JSON.parse(state) as Record<string, unknown>) as unknown as ReviewRecord;
 }
 
 function split(review: ReviewRecord): { body: Record<string, unknown>; state: Record<string, unknown> } {
