@@ -31,10 +31,12 @@ export interface ValidationQueue {
    */
   settle(reviewId: string, letDeliveryFinish?: boolean): void;
   /**
-   * A successful delivery not written yet (the dispatcher defers that write, hoping to fold it into
-   * the decision's transaction): its time, now the caller's to write. Undefined when none.
+   * The delivery a call from the receiver answers, when not written yet (the dispatcher defers that
+   * write, hoping to fold it into the decision's transaction), or, for a `decision`, still in flight
+   * (the receiver decided before answering: the decision proves the delivery); its time, now the
+   * caller's to write. Undefined when none.
    */
-  takeDelivery(reviewId: string): number | undefined;
+  takeDelivery(reviewId: string, decision: boolean): number | undefined;
 }
 
 export interface ReviewServiceDeps {
@@ -264,7 +266,8 @@ export class ReviewService {
     if ('stale' in outcome) throw new ConflictError(outcome.stale);
     if ('started' in outcome) {
       this.deps.queue.enqueue(outcome.started);
-      return { review: this.view(outcome.started), started: true };
+      // Not stale: the transaction just checked, and nothing ran since.
+      return { review: this.view(outcome.started, false), started: true };
     }
     return { review: this.view(outcome.committed), started: false };
   }
@@ -357,7 +360,7 @@ export class ReviewService {
         throw new ConflictError(`Review ${review.id} is not pending validation (it is ${review.status.replaceAll('_', ' ')}).`);
       }
       // The delivery this decision answers, when its stamp is still unwritten: written now, with it.
-      const delivered = this.deps.queue.takeDelivery(review.id);
+      const delivered = this.deps.queue.takeDelivery(review.id, validated !== undefined);
       const stamp = delivered === undefined ? {} : { attempts: validation.attempts + 1, deliveredTime: delivered, lastError: null };
       const next = { ...validation, ...stamp, message: message ?? validation.message, debugLinks: debugLinks ?? validation.debugLinks };
       if (validated === undefined) return { record: this.save(review, { validation: next }), changed: true };

@@ -135,6 +135,34 @@ describe('WebhookDispatcher', () => {
     expect(stamped).toMatchObject({ status: 'pending_webhook_validation', validation: { attempts: 1, lastError: null } });
   });
 
+  it('counts a decision made while its delivery is in flight as the delivery (written with it); a progress message does not', async () => {
+    const instance = start();
+    const seen: Loose[] = [];
+    // The receiver sends progress, then decides, and only then answers the delivery.
+    receiver.onWebhook(async (hook) => {
+      const reviewID = hook.body['review_id'] as string;
+      expect((await call(instance, 'POST', '/console/v1/change_validation', { reviewID, message: 'checking' })).statusCode).toBe(200);
+      seen.push((await review(instance, reviewID)).validation);
+      expect((await call(instance, 'POST', '/console/v1/change_validation', { reviewID, validated: true })).statusCode).toBe(200);
+      seen.push(await review(instance, reviewID));
+    });
+    try {
+      const id = await pendingReview(instance);
+      await waitUntil(async () => (seen.length === 2 ? true : undefined), 5000, 'progress and decision');
+      expect(seen[0]).toMatchObject({ message: 'checking', attempts: 0, deliveredTime: null });
+      const decided = seen[1];
+      expect(decided).toMatchObject({ status: 'approved_webhook_validation', validation: { attempts: 1, validated: true, lastError: null } });
+      // Stamped in the decision's transaction, at (within a clock tick of) the decision.
+      expect(decided.validation.deliveredTime).toBeGreaterThanOrEqual(decided.validation.startedTime);
+      expect(decided.validation.decidedTime - decided.validation.deliveredTime).toBeLessThanOrEqual(1);
+      // The delivery's answer, once it comes, writes nothing more (no second stamp).
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      expect(await review(instance, id)).toEqual(decided);
+    } finally {
+      receiver.onWebhook(undefined);
+    }
+  });
+
   it('close() writes a delivery it has not stamped yet: a restart does not send it again', async () => {
     const first = start();
     const id = await pendingReview(first);
