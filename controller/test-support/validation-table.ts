@@ -1,7 +1,8 @@
 /**
- * Mutate-one-field validation tables (Backstage's catalog-model style): start from one valid body per
- * write, change one property per case, and check that the console answers 400 naming exactly that
- * property and that the store (entities, versions, audit log) is unchanged.
+ * Mutate-one-field validation tables (Backstage's catalog-model style), for every entity kind: start
+ * from one valid body per write, change one property per case, and check that the console answers 400
+ * naming exactly that property and that the store (every kind's entities, versions, audit log) is
+ * unchanged.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_KINDS } from '../console/kinds/all-kinds.js';
@@ -58,22 +59,27 @@ export function storeSnapshot(t: TestConsole): string {
 }
 
 export interface ValidationTable {
-  /** API path segment: gates, dynamic_configs, segments. */
-  path: string;
+  /** List/create path under /console/v1: gates, experiments, experiments/assignment_sources, ... */
+  listPath: string;
+  /** Item path when it differs from listPath: experiments/assignment_source. */
+  itemPath?: string;
   /** Creates whatever the cases need, including the entity `existingId` that updates and patches target. */
   seed(t: TestConsole): Promise<void>;
   existingId: string;
-  /** One valid body per write. The create body's id must not exist after seeding. */
-  bodies: Record<WriteOp, Body>;
+  /** One valid body per write the kind supports. The create body must name an entity that does not exist yet. */
+  bodies: Partial<Record<WriteOp, Body>>;
   cases: readonly MutationCase[];
 }
 
 function request(table: ValidationTable, op: WriteOp): { method: string; url: string } {
-  if (op === 'create') return { method: 'POST', url: `/console/v1/${table.path}` };
-  return { method: op === 'update' ? 'POST' : 'PATCH', url: `/console/v1/${table.path}/${table.existingId}` };
+  if (op === 'create') return { method: 'POST', url: `/console/v1/${table.listPath}` };
+  return { method: op === 'update' ? 'POST' : 'PATCH', url: `/console/v1/${table.itemPath ?? table.listPath}/${encodeURIComponent(table.existingId)}` };
 }
 
-/** Defines, per write, a test that the base body is valid and one test per case that applies. */
+/**
+ * Per write the table has a body for: one test that the base body is accepted (on a fresh, seeded
+ * console, so the cases' console never changes), and one per case that applies.
+ */
 export function describeValidationTable(table: ValidationTable): void {
   let t: TestConsole;
   beforeAll(async () => {
@@ -82,22 +88,26 @@ export function describeValidationTable(table: ValidationTable): void {
   });
   afterAll(() => t.close());
 
-  describe.each(['create', 'update', 'patch'] as const)('%s', (op) => {
+  const ops = (['create', 'update', 'patch'] as const).filter((op) => table.bodies[op] !== undefined);
+  describe.each(ops)('%s', (op) => {
     const { method, url } = request(table, op);
+    const base = table.bodies[op] as Body;
 
     it('accepts the valid base body', async () => {
-      const res = await t.call(method, url, table.bodies[op]);
-      expect(res.statusCode, res.body).toBe(op === 'create' ? 201 : 200);
-      if (op === 'create') {
-        const id = String(res.json().data.id);
-        expect((await t.call('DELETE', `/console/v1/${table.path}/${id}`)).statusCode).toBe(200);
+      const fresh = createTestConsole();
+      try {
+        await table.seed(fresh);
+        const res = await fresh.call(method, url, base);
+        expect(res.statusCode, res.body).toBe(op === 'create' ? 201 : 200);
+      } finally {
+        await fresh.close();
       }
     });
 
     const cases = table.cases.filter((c) => c.ops === undefined || c.ops.includes(op));
     it.each(cases)('$label → 400 naming $property, store unchanged', async (c) => {
       const before = storeSnapshot(t);
-      const res = await t.call(method, url, mutated(table.bodies[op], c.path, c.value));
+      const res = await t.call(method, url, mutated(base, c.path, c.value));
       expect(res.statusCode, res.body).toBe(400);
       const body = res.json() as { status: number; errors?: { property: string; errorMessage: string }[] };
       expect(body.status).toBe(400);

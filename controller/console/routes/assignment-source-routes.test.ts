@@ -1,10 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ASSIGNMENT_SOURCE_DEFAULTS, AssignmentSourceSchema } from '../../../schemas/assignment-source.js';
 import { createExperiment, ok, SOURCE_BODY, type Body } from '../../test-support/experiment-fixtures.js';
-import { describeKindValidationTable } from '../../test-support/kind-validation-table.js';
-import { storeSnapshot } from '../../test-support/validation-table.js';
+import { describeValidationTable, REMOVE, storeSnapshot } from '../../test-support/validation-table.js';
 import { createTestConsole, type TestConsole } from '../../test-support/test-console.js';
-import { REMOVE } from '../../test-support/validation-table.js';
 
 let c: TestConsole;
 beforeEach(() => {
@@ -132,7 +130,7 @@ describe('assignment sources', () => {
 describe('assignment source validation (mutate one field; 400 names it; nothing changes)', () => {
   const { name: _n, ...fields } = SOURCE_BODY;
   const body: Body = { ...fields, description: 'd', scheduledReloadHour: 0, groupNameColumn: 'gn', isVerified: false, isReadOnly: false };
-  describeKindValidationTable({
+  describeValidationTable({
     listPath: 'experiments/assignment_sources',
     itemPath: 'experiments/assignment_source',
     seed: async (t) => void (await ok(t, 'POST', LIST, SOURCE_BODY, 201)),

@@ -406,7 +406,7 @@ const DC_CASES: MutationCase[] = [
 
 describe('dynamic config validation: one mutated field per case', () => {
   describeValidationTable({
-    path: 'dynamic_configs',
+    listPath: 'dynamic_configs',
     existingId: 'existing_config',
     seed: async (t) => {
       const res = await t.call('POST', BASE, { id: 'existing_config', name: 'existing config', defaultValue: { size: 0 }, schema: SCHEMA });

@@ -1,8 +1,7 @@
 import { describe } from 'vitest';
 import { createExperiment, groups, ok, seedReferences, type Body } from '../../test-support/experiment-fixtures.js';
-import { describeKindValidationTable } from '../../test-support/kind-validation-table.js';
+import { describeValidationTable, REMOVE, type MutationCase } from '../../test-support/validation-table.js';
 import type { TestConsole } from '../../test-support/test-console.js';
-import { REMOVE, type MutationCase } from '../../test-support/validation-table.js';
 
 /** Fields every write of the table sends; the experiment sits in main_layer next to one using 50%. */
 const common: Body = {
@@ -94,7 +93,7 @@ async function seed(t: TestConsole): Promise<void> {
 }
 
 describe('experiment validation (mutate one field; 400 names it; nothing changes)', () => {
-  describeKindValidationTable({
+  describeValidationTable({
     listPath: 'experiments',
     seed,
     existingId: 'existing',

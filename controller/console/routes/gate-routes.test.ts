@@ -473,7 +473,7 @@ const GATE_CASES: MutationCase[] = [
 
 describe('gate validation: one mutated field per case', () => {
   describeValidationTable({
-    path: 'gates',
+    listPath: 'gates',
     existingId: 'existing_gate',
     seed: async (t) => {
       const res = await t.call('POST', '/console/v1/gates', { id: 'existing_gate', name: 'existing gate', rules: [validRule('kept rule')] });

@@ -1,10 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HOLDOUT_DEFAULTS, HoldoutSchema } from '../../../schemas/holdout.js';
 import { createExperiment, groups, LAYER_BODY, ok, type Body } from '../../test-support/experiment-fixtures.js';
-import { describeKindValidationTable } from '../../test-support/kind-validation-table.js';
-import { storeSnapshot } from '../../test-support/validation-table.js';
+import { describeValidationTable, REMOVE, storeSnapshot } from '../../test-support/validation-table.js';
 import { createTestConsole, type TestConsole } from '../../test-support/test-console.js';
-import { REMOVE } from '../../test-support/validation-table.js';
 
 let time = 1_700_000_000_000;
 let c: TestConsole;
@@ -121,7 +119,7 @@ describe('holdout validation (mutate one field; 400 names it; nothing changes)',
     targetingGateID: 'g_two',
     monitoringMetrics: [{ name: 'm', type: 'event_count' }],
   };
-  describeKindValidationTable({
+  describeValidationTable({
     listPath: 'holdouts',
     seed: async (t) => {
       await seed(t);

@@ -1,10 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LAYER_DEFAULTS, LayerSchema } from '../../../schemas/layer.js';
 import { createExperiment, groups, LAYER_BODY, ok, type Body } from '../../test-support/experiment-fixtures.js';
-import { describeKindValidationTable } from '../../test-support/kind-validation-table.js';
-import { storeSnapshot } from '../../test-support/validation-table.js';
+import { describeValidationTable, REMOVE, storeSnapshot } from '../../test-support/validation-table.js';
 import { createTestConsole, type TestConsole } from '../../test-support/test-console.js';
-import { REMOVE } from '../../test-support/validation-table.js';
 
 let c: TestConsole;
 beforeEach(() => {
@@ -86,7 +84,7 @@ describe('layers', () => {
 
 describe('layer validation (mutate one field; 400 names it; nothing changes)', () => {
   const body: Body = { name: 'Layer Two', description: 'd', idType: 'userID', parameters: [{ name: 'p', type: 'boolean', defaultValue: false }], tags: ['t'], targetApps: ['web'] };
-  describeKindValidationTable({
+  describeValidationTable({
     listPath: 'layers',
     seed: async (t) => void (await ok(t, 'POST', BASE, LAYER_BODY, 201)),
     existingId: 'main_layer',

@@ -1,10 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PromptSchema } from '../../../schemas/prompt.js';
 import { ok, type Body } from '../../test-support/experiment-fixtures.js';
-import { describeKindValidationTable } from '../../test-support/kind-validation-table.js';
-import { storeSnapshot } from '../../test-support/validation-table.js';
+import { describeValidationTable, REMOVE, storeSnapshot } from '../../test-support/validation-table.js';
 import { createTestConsole, type TestConsole } from '../../test-support/test-console.js';
-import { REMOVE } from '../../test-support/validation-table.js';
 
 let c: TestConsole;
 beforeEach(() => {
@@ -96,7 +94,7 @@ describe('AI configs (prompts)', () => {
 
 describe('AI config validation (mutate one field; 400 names it; nothing changes)', () => {
   const body: Body = { displayName: 'Display Name', description: 'd', tags: ['t'], targetApps: ['web'], team: 'a', teamID: 'b' };
-  describeKindValidationTable({
+  describeValidationTable({
     listPath: 'prompts',
     seed: async (t) => void (await ok(t, 'POST', BASE, { name: 'existing' }, 201)),
     existingId: 'existing',

@@ -195,7 +195,7 @@ const SEGMENT_CASES: MutationCase[] = [
 
 describe('segment validation: one mutated field per case', () => {
   describeValidationTable({
-    path: 'segments',
+    listPath: 'segments',
     existingId: 'existing_segment',
     seed: async (t) => {
       const res = await t.call('POST', BASE, { id: 'existing_segment', name: 'existing segment', type: 'rule_based', rules: [rule('kept rule')] });
