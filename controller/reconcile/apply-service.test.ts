@@ -1,4 +1,5 @@
 import { cp, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -133,6 +134,35 @@ describe('applyRepo failures', () => {
       expect(report.outcomes.filter((o) => o.status === 'blocked').every((o) => /new_checkout|button_color_test/.test(o.message))).toBe(true);
       expect(report.ok).toBe(false);
       expect(report.replan.changes.map((ch) => ch.id)).toContain('new_checkout');
+    } finally {
+      await other.close();
+      await rm(repo, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('applyRepo re-plan', () => {
+  it('checks the files it applied: a file saved during the run is left to the next plan', async () => {
+    const other = createTestConsole();
+    const url = await other.app.listen({ port: 0, host: '127.0.0.1' });
+    const repo = await mkdtemp(join(tmpdir(), 'flagops-apply-replan-'));
+    await cp(EXAMPLE, repo, { recursive: true });
+    try {
+      const submitter = new ConsoleClient({ baseUrl: url, apiKey: other.keyFor('flagops@ci.example.com', 'member') });
+      const file = join(repo, 'gates/dark_mode.yaml');
+      const report = await applyRepo({
+        desired: new FsRepoReader(repo),
+        client: submitter,
+        approver: new ConsoleClient({ baseUrl: url, apiKey: other.keyFor('checkout-lead@acme.example', 'member') }),
+        // Saved once the plan is made: not part of this run.
+        onEvent: (event) => {
+          if (event.type === 'plan') writeFileSync(file, readFileSync(file, 'utf8').replace('Dark colour scheme', 'Darker colour scheme'));
+        },
+      });
+      expect(report.ok).toBe(true);
+      expect(report.replan.changes).toEqual([]);
+      const { plan } = await planAgainstConsole({ desired: new FsRepoReader(repo), client: submitter });
+      expect(plan.changes.map((ch) => [ch.id, ch.action])).toEqual([['dark_mode', 'update']]);
     } finally {
       await other.close();
       await rm(repo, { recursive: true, force: true });

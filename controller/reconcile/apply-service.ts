@@ -209,7 +209,9 @@ export async function applyRepo(input: ApplyInput): Promise<ApplyReport> {
   for (const entry of ENTITY_SCHEMAS) await runAll(writes.filter((c) => c.kind === entry.folder), run, input.concurrency ?? 8);
   for (const entry of [...ENTITY_SCHEMAS].reverse()) await runAll(deletes.filter((c) => c.kind === entry.folder), run, input.concurrency ?? 8);
 
-  const { plan: replan } = await planAgainstConsole({ desired: input.desired, client: input.client, prune: input.prune, desiredLabel: input.desiredLabel });
+  // Against the files as they were applied: an edit saved meanwhile belongs to the next run (watch
+  // replans on it), not to this run's verdict.
+  const { plan: replan } = await planAgainstConsole({ desired: input.desired, loaded: repo, client: input.client, prune: input.prune, desiredLabel: input.desiredLabel });
   const list = plan.changes.map((c) => outcomes.get(`${c.kind}/${c.id}`)!).filter(Boolean);
   const settled = list.every((o) => o.status === 'committed' || o.status === 'written' || o.status === 'reported' || o.status === 'adopted');
   const onlyReported = replan.changes.every((c) => c.action === 'drift' && list.some((o) => o.kind === c.kind && o.id === c.id && (o.status === 'reported' || o.status === 'adopted')));

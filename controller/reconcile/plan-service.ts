@@ -19,6 +19,8 @@ export interface PlanInput {
   prune?: boolean;
   /** Shown in the plan instead of the reader's label (e.g. the directory as the user typed it). */
   desiredLabel?: string;
+  /** The repository as already loaded from `desired` (apply's re-plan checks what it applied). */
+  loaded?: LoadedRepo;
 }
 
 /** An invalid repository is never planned: every error, placed at file:line:col, becomes the InputError's list. */
@@ -65,7 +67,7 @@ async function identityOf(client: ConsoleClient): Promise<string> {
 
 async function planWith(input: PlanInput, readLive: () => Promise<LiveState>, identity?: () => Promise<string>): Promise<PlanResult> {
   // Files and the live side are read concurrently; an invalid repository is reported before a console error.
-  const [repoResult, liveResult, identityResult] = await Promise.allSettled([loadRepo(input.desired), readLive(), identity?.()]);
+  const [repoResult, liveResult, identityResult] = await Promise.allSettled([input.loaded ?? loadRepo(input.desired), readLive(), identity?.()]);
   if (repoResult.status === 'rejected') throw repoResult.reason;
   const repo = repoResult.value;
   throwIfRepoInvalid(repo);
