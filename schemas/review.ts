@@ -43,11 +43,25 @@ export const ReviewSubmitSchema = z
 
 export type ReviewSubmit = z.infer<typeof ReviewSubmitSchema>;
 
+/** Longest a request may be held waiting on a review (`waitMs` of a review read, `awaitValidationMs` of a commit). */
+export const REVIEW_MAX_WAIT_MS = 25_000;
+
 export const ReviewCommitSchema = z
   .strictObject({
     bypassValidation: z.boolean().optional().describe('Commit at once without the pre-commit webhook; needs bypass_precommit_webhook and is recorded in the audit log.'),
+    awaitValidationMs: z
+      .number()
+      .int('must be an integer')
+      .min(0, `must be an integer from 0 to ${REVIEW_MAX_WAIT_MS}`)
+      .max(REVIEW_MAX_WAIT_MS, `must be an integer from 0 to ${REVIEW_MAX_WAIT_MS}`)
+      .optional()
+      .describe(
+        'When this commit starts the pre-commit validation: hold the answer while the validation is pending, at most this many ms, and commit as soon as the webhook approves, as a second commit call would. The answer is then the committed review, or the review as it stands (still pending, blocked or timed out). Nothing is committed for a client that has gone.',
+      ),
   })
   .meta({ id: 'ReviewCommit', description: 'Optional body of PUT .../reviews/{reviewID}/commit.' });
+
+export type ReviewCommit = z.infer<typeof ReviewCommitSchema>;
 
 export const ReviewDecisionSchema = z
   .strictObject({ comment: z.string().max(1000, 'must be at most 1000 characters long').optional().describe('Shown with the decision.') })

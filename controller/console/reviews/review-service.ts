@@ -1,5 +1,5 @@
 import { ChangeValidationSchema } from '../../../schemas/change-validation.js';
-import { REVIEWABLE_KINDS, ReviewSubmitSchema, type Review } from '../../../schemas/review.js';
+import { REVIEWABLE_KINDS, ReviewSubmitSchema, type Review, type ReviewCommit } from '../../../schemas/review.js';
 import { changeTypesOf, type ChangeAction } from '../../core/change-type.js';
 import { parseWith } from '../../core/zod-errors.js';
 import { ConflictError, InputError, NotAllowedError, NotFoundError } from '../../errors.js';
@@ -15,6 +15,12 @@ import type { SettingsService } from './settings-service.js';
 export type ValidationOutcome = Pick<Review, 'reviewID' | 'status' | 'type' | 'configType' | 'configName' | 'validation'>;
 
 /** Where a review is addressed: by id alone (/reviews/{id}) or under its entity (/gates/{id}/reviews/{id}). */
+/** How a held request waits: whether its client has gone, and how often to re-read without a wake-up. */
+export interface HoldOptions {
+  gone: () => boolean;
+  recheckMs: number;
+}
+
 export interface ReviewRef {
   reviewId: string;
   kind?: string;
@@ -151,6 +157,24 @@ export class ReviewService {
     return new Promise((resolve) => setTimeout(resolve, ms));
   }
 
+  /**
+   * Holds while the review has `status`, at most `ms` and only while the client is there (`gone`):
+   * woken by in-process writes, re-read every `recheckMs` for what no write announces (a review
+   * turning stale, another process). The review as it is then.
+   */
+  async awaitChange(ref: ReviewRef, status: string, ms: number, hold: HoldOptions): Promise<Review> {
+    return this.view(await this.holdWhile(ref, this.load(ref), status, Date.now() + ms, hold));
+  }
+
+  private async holdWhile(ref: ReviewRef, review: ReviewRecord, status: string, deadline: number, hold: HoldOptions): Promise<ReviewRecord> {
+    let current = review;
+    while (current.status === status && Date.now() < deadline && !hold.gone()) {
+      await this.nextChange(current.id, Math.min(hold.recheckMs, Math.max(0, deadline - Date.now())));
+      current = this.load(ref);
+    }
+    return current;
+  }
+
   list(query: { kind?: string; entityId?: string; statuses?: string[]; offset: number; limit: number }): Page<Review> {
     const page = this.deps.store.reviews.list(query);
     return { total: page.total, items: page.items.map((r) => this.view(r)) };
@@ -242,7 +266,7 @@ export class ReviewService {
    * Refused with 409 (nothing applied) when the entity moved on since the review was made; the
    * review then becomes `stale` for good.
    */
-  commit(ref: ReviewRef, actor: Actor, options: { bypassValidation?: boolean } = {}): { review: Review; started: boolean } {
+  commit(ref: ReviewRef, actor: Actor, options: ReviewCommit = {}): { review: Review; started: boolean } {
     const bypass = options.bypassValidation === true;
     if (bypass && !actor.permissions.has('bypass_precommit_webhook')) {
       throw new NotAllowedError("Committing without validation needs the 'bypass_precommit_webhook' permission.");
@@ -270,6 +294,20 @@ export class ReviewService {
       return { review: this.view(outcome.started, false), started: true };
     }
     return { review: this.view(outcome.committed), started: false };
+  }
+
+  /**
+   * A commit that, when it starts the pre-commit validation, holds until the webhook decides (at
+   * most `awaitValidationMs`) and then commits an approved change as the same committer's second
+   * commit call would: one request instead of commit, wait, commit. The committer asked for the
+   * commit, so the approval only completes it while their request is still there.
+   */
+  async commitAwaiting(ref: ReviewRef, actor: Actor, options: ReviewCommit, hold: HoldOptions): Promise<{ review: Review; started: boolean }> {
+    const first = this.commit(ref, actor, options);
+    if (!first.started || !options.awaitValidationMs) return first;
+    const record = await this.holdWhile(ref, this.load(ref), 'pending_webhook_validation', Date.now() + options.awaitValidationMs, hold);
+    if (record.status === 'approved_webhook_validation' && !hold.gone()) return { review: this.commit(ref, actor, {}).review, started: true };
+    return { review: this.view(record), started: true };
   }
 
   /** Why a commit of the review would be refused as stale, or undefined. */

@@ -1,11 +1,11 @@
-import type { FastifyInstance } from 'fastify';
-import { REVIEW_STATUSES, ReviewCommitSchema, ReviewDecisionSchema, ReviewSchema, ReviewSubmitSchema } from '../../../schemas/review.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { REVIEW_MAX_WAIT_MS, REVIEW_STATUSES, ReviewCommitSchema, ReviewDecisionSchema, ReviewSchema, ReviewSubmitSchema, type Review } from '../../../schemas/review.js';
 import { parseWith } from '../../core/zod-errors.js';
 import { InputError } from '../../errors.js';
 import { defineRoute } from '../http/define-route.js';
 import { pagination, parsePaging, queryOf, stringParam } from '../http/request-helpers.js';
 import type { QueryParam, RouteCatalog } from '../http/route-catalog.js';
-import type { ReviewRef, ReviewService } from '../reviews/review-service.js';
+import type { HoldOptions, ReviewRef, ReviewService } from '../reviews/review-service.js';
 
 const LIST_QUERY: QueryParam[] = [
   { name: 'page', type: 'integer', description: 'Page number, from 1 (default 1).' },
@@ -28,18 +28,33 @@ function statusesOf(query: Record<string, unknown>): string[] | undefined {
   return statuses;
 }
 
-/** Reviews of gates, dynamic configs, segments and experiments, and the global review list. */
-/** Longest a review read may be held by `waitWhile`. */
-const MAX_WAIT_MS = 25_000;
-
 /**
  * How often a held review read re-reads its review without being woken: in-process writes wake it at
  * once (ReviewChanges); this catches a review turning stale and writes by another process.
  */
 const RECHECK_MS = 250;
 
+/**
+ * Whether the client of a held request has gone. Not `request.raw.destroyed`: a request is destroyed
+ * once its body has been read (Node ≥ 16), while its connection lives on.
+ */
+function clientGone(request: FastifyRequest): boolean {
+  return request.raw.socket?.destroyed ?? request.raw.destroyed;
+}
+
+/** What a commit's answer says: committed, or where the validation it started stands. */
+function commitMessage(review: Review, started: boolean): string {
+  if (!started || review.status === 'committed') return 'Review committed successfully.';
+  if (review.status === 'failed_webhook_validation') return 'The pre-commit validation rejected the change; it is blocked.';
+  if (review.status === 'validation_timed_out') return 'The pre-commit validation timed out; commit again to retry.';
+  if (review.status === 'approved_webhook_validation') return 'The pre-commit validation approved the change; commit to apply it.';
+  return `${review.validation?.title ?? 'Pending validation'}.`;
+}
+
+/** Reviews of gates, dynamic configs, segments and experiments, and the global review list. */
 export function registerReviewRoutes(app: FastifyInstance, catalog: RouteCatalog, reviews: ReviewService, options: { recheckMs?: number } = {}): void {
   const recheckMs = options.recheckMs ?? RECHECK_MS;
+  const hold = (request: FastifyRequest): HoldOptions => ({ gone: () => clientGone(request), recheckMs });
   const tag = 'Reviews';
   for (const service of reviews.reviewableKinds()) {
     const { def } = service;
@@ -86,9 +101,9 @@ export function registerReviewRoutes(app: FastifyInstance, catalog: RouteCatalog
       app,
       catalog,
       { method: 'PUT', url: `${item}/commit`, summary: `Commit an approved review of a ${name} (or start its pre-commit validation)`, tag, permission: 'commit_reviews', body: ReviewCommitSchema, bodyOptional: true, response: ReviewSchema },
-      (request, actor) => {
-        const { review, started } = reviews.commit(ref(request), actor, parseOptional(ReviewCommitSchema, request.body));
-        return { message: started ? `${review.validation?.title ?? 'Pending validation'}.` : 'Review committed successfully.', data: review };
+      async (request, actor) => {
+        const { review, started } = await reviews.commitAwaiting(ref(request), actor, parseOptional(ReviewCommitSchema, request.body), hold(request));
+        return { message: commitMessage(review, started), data: review };
       },
     );
   }
@@ -127,25 +142,19 @@ export function registerReviewRoutes(app: FastifyInstance, catalog: RouteCatalog
       response: ReviewSchema,
       query: [
         { name: 'waitWhile', type: 'string', description: 'Hold the answer while the review has this status (e.g. pending_webhook_validation).' },
-        { name: 'waitMs', type: 'integer', description: `How long to hold it at most, ms (default and maximum ${MAX_WAIT_MS}).` },
+        { name: 'waitMs', type: 'integer', description: `How long to hold it at most, ms (default and maximum ${REVIEW_MAX_WAIT_MS}).` },
       ],
     },
     async (request) => {
       const reviewId = stringParam(request, 'reviewID');
       const query = queryOf(request);
       const waitWhile = typeof query['waitWhile'] === 'string' && query['waitWhile'] !== '' ? query['waitWhile'] : undefined;
-      const waitMs = query['waitMs'] === undefined ? MAX_WAIT_MS : Number(query['waitMs']);
-      if (!Number.isInteger(waitMs) || waitMs < 0 || waitMs > MAX_WAIT_MS) {
-        throw new InputError('Invalid query.', [{ property: 'waitMs', errorMessage: `must be an integer from 0 to ${MAX_WAIT_MS}` }]);
+      const waitMs = query['waitMs'] === undefined ? REVIEW_MAX_WAIT_MS : Number(query['waitMs']);
+      if (!Number.isInteger(waitMs) || waitMs < 0 || waitMs > REVIEW_MAX_WAIT_MS) {
+        throw new InputError('Invalid query.', [{ property: 'waitMs', errorMessage: `must be an integer from 0 to ${REVIEW_MAX_WAIT_MS}` }]);
       }
-      let review = reviews.get({ reviewId });
-      // Clients waiting on approval or validation would otherwise poll; this holds the request instead,
-      // re-reading the review in-process when it is written (or every recheckMs).
-      const deadline = Date.now() + waitMs;
-      while (waitWhile !== undefined && review.status === waitWhile && Date.now() < deadline && !request.raw.destroyed) {
-        await reviews.nextChange(reviewId, Math.min(recheckMs, Math.max(0, deadline - Date.now())));
-        review = reviews.get({ reviewId });
-      }
+      // Clients waiting on approval or validation would otherwise poll; this holds the request instead.
+      const review = waitWhile === undefined ? reviews.get({ reviewId }) : await reviews.awaitChange({ reviewId }, waitWhile, waitMs, hold(request));
       return { message: 'Review read successfully.', data: review };
     },
   );
