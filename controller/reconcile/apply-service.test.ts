@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsRepoReader } from '../source/fs-repo-reader.js';
 import { createTestConsole, type TestConsole } from '../test-support/test-console.js';
+import { startTestReceiver } from '../test-support/webhook-receiver.js';
 import { applyRepo, type ApplyInput } from './apply-service.js';
 import { ConsoleClient } from './console-client.js';
 import { planAgainstConsole } from './plan-service.js';
@@ -190,6 +191,43 @@ describe('drift policy set by the file', () => {
       await expect(planAgainstConsole({ desired: new FsRepoReader(repo), client: submitter })).rejects.toThrow(/does not validate/);
     } finally {
       await other.close();
+      await rm(repo, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('applyRepo through the pre-commit webhook', () => {
+  it('lets the console hold each commit until the webhook decides: no long poll and no second commit', async () => {
+    const receiver = await startTestReceiver();
+    const other = createTestConsole();
+    const url = await other.app.listen({ port: 0, host: '127.0.0.1' });
+    const repo = await mkdtemp(join(tmpdir(), 'flagops-apply-webhook-'));
+    await cp(EXAMPLE, repo, { recursive: true });
+    try {
+      const validator = new ConsoleClient({ baseUrl: url, apiKey: other.keyFor('ci@example.com', 'member') });
+      receiver.onWebhook((hook) => void validator.request('POST', '/console/v1/change_validation', { reviewID: hook.body['review_id'], validated: true }));
+      await other.call('POST', '/console/v1/settings/precommit_webhook', { webhookURL: receiver.url, webhookKey: 'whk-apply-test' });
+      const sent: string[] = [];
+      class RecordingClient extends ConsoleClient {
+        override request: ConsoleClient['request'] = (method, path, body, options) => {
+          sent.push(`${method} ${path.replace(/reviews\/[^/]+/, 'reviews/{id}')}`);
+          return super.request(method, path, body, options);
+        };
+      }
+      const submitter = new RecordingClient({ baseUrl: url, apiKey: other.keyFor('flagops@ci.example.com', 'member') });
+      const approverKey = new ConsoleClient({ baseUrl: url, apiKey: other.keyFor('checkout-lead@acme.example', 'member') });
+      const report = await applyRepo({ desired: new FsRepoReader(repo), client: submitter, approver: approverKey });
+      expect(report.ok).toBe(true);
+      const reviewed = report.outcomes.filter((o) => o.reviewID !== undefined);
+      expect(reviewed.length).toBeGreaterThan(0);
+      expect(reviewed.every((o) => o.status === 'committed')).toBe(true);
+      // Changes of a type the webhook does not cover (e.g. a description) commit at once.
+      expect(receiver.received.length).toBeGreaterThan(reviewed.length / 2);
+      expect(sent.filter((s) => /^PUT .*\/commit$/.test(s))).toHaveLength(reviewed.length);
+      expect(sent.filter((s) => s.startsWith('GET /console/v1/reviews/'))).toEqual([]);
+    } finally {
+      await other.close();
+      await receiver.close();
       await rm(repo, { recursive: true, force: true });
     }
   });

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ENTITY_SCHEMAS, type EntitySchemaEntry } from '../../schemas/index.js';
+import { REVIEW_MAX_WAIT_MS } from '../../schemas/review.js';
 import { referencesOf } from '../core/cross-references.js';
 import type { Plan, PlanChange } from '../core/plan.js';
 import type { RepoEntity } from '../core/repo-entity.js';
@@ -130,7 +131,7 @@ export async function applyRepo(input: ApplyInput): Promise<ApplyReport> {
     let announced = announceFirst;
     if (announceFirst) input.onEvent?.({ type: 'waiting', kind: change.kind, id: change.id, reviewID, on });
     for (;;) {
-      const waitMs = Math.max(0, Math.min(25_000, deadline - clock()));
+      const waitMs = Math.max(0, Math.min(REVIEW_MAX_WAIT_MS, deadline - clock()));
       const review = (await input.client.request('GET', `/console/v1/reviews/${encodeURIComponent(reviewID)}`, undefined, { query: { waitWhile: status, waitMs: String(waitMs) } })).data ?? {};
       if (review['status'] !== status || clock() >= deadline) return review;
       if (!announced) {
@@ -157,11 +158,13 @@ export async function applyRepo(input: ApplyInput): Promise<ApplyReport> {
     if (status() === 'pending') return { ...base, status: 'waiting', message: `review ${reviewID} still waits for approval` };
     if (status() !== 'approved') return { ...base, status: 'failed', message: `review ${reviewID} was ${status()}` };
 
-    review = (await input.client.request('PUT', `${path}/reviews/${reviewID}/commit`, {})).data ?? {};
-    if (status() === 'pending_webhook_validation') {
-      review = await waitWhile(change, reviewID, 'pending_webhook_validation', 'pre-commit webhook validation', false);
-      if (status() === 'approved_webhook_validation') review = (await input.client.request('PUT', `${path}/reviews/${reviewID}/commit`, {})).data ?? {};
-    }
+    // The console holds this commit while the pre-commit validation it starts runs, and completes it
+    // when the webhook approves: one request instead of commit, long poll, commit.
+    const awaitValidationMs = Math.min(REVIEW_MAX_WAIT_MS, input.waitTimeoutMs ?? REVIEW_MAX_WAIT_MS);
+    review = (await input.client.request('PUT', `${path}/reviews/${reviewID}/commit`, { awaitValidationMs })).data ?? {};
+    // Still pending after the hold: a slow receiver, so the wait is worth a line.
+    if (status() === 'pending_webhook_validation') review = await waitWhile(change, reviewID, 'pending_webhook_validation', 'pre-commit webhook validation', true);
+    if (status() === 'approved_webhook_validation') review = (await input.client.request('PUT', `${path}/reviews/${reviewID}/commit`, {})).data ?? {};
     const validation = review['validation'] as { message?: string | null } | undefined;
     const said = validation?.message ? `: ${validation.message}` : '';
     if (status() === 'committed') return { ...base, status: 'committed', message: `committed through review ${reviewID}${said}` };
