@@ -36,9 +36,12 @@ async function commitFile(path: string, text: string): Promise<string> {
   return (await git.revparse(['HEAD'])).trim();
 }
 
-function bridge(options: { repoDir?: string; failOpen?: boolean } = {}): BridgeService {
+function bridge(options: { repoDir?: string; failOpen?: boolean; progressAfterMs?: number; readDelayMs?: number } = {}): BridgeService {
+  const git = new GitDesiredState({ repoDir: options.repoDir ?? dir, branch: 'main', parse: (text) => parse(text) as Record<string, unknown> });
+  const delay = options.readDelayMs ?? 0;
   return new BridgeService({
-    source: new GitDesiredState({ repoDir: options.repoDir ?? dir, branch: 'main', parse: (text) => parse(text) as Record<string, unknown> }),
+    source: { read: async (folder, id) => (delay > 0 && (await new Promise((r) => setTimeout(r, delay))), git.read(folder, id)) },
+    progressAfterMs: options.progressAfterMs,
     console: client,
     // Field-by-field equality of what the file declares is enough to exercise the bridge's flow.
     compare: (_folder, desired, proposed) => Object.keys(desired).filter((k) => JSON.stringify(desired[k]) !== JSON.stringify(proposed[k])),
@@ -71,12 +74,40 @@ beforeEach(async () => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('BridgeService', () => {
-  it('approves a change equal to git at the branch head, naming the commit, after a progress message', async () => {
+  it('approves a change equal to git at the branch head, naming the commit', async () => {
     const head = (await simpleGit(dir).revparse(['HEAD'])).trim();
     const verdict = await bridge().handle(payload());
     expect(verdict.validated).toBe(true);
     expect(verdict.message).toContain(head.slice(0, 12));
+    expect(client.calls.filter((c) => c.validated !== undefined)).toEqual([{ reviewID: 'r1', validated: true, message: verdict.message }]);
+  });
+
+  it('sends a progress message before the decision only when the check takes longer than progressAfterMs', async () => {
+    await bridge({ progressAfterMs: 1000 }).handle(payload());
+    expect(client.calls.map((c) => c.validated)).toEqual([true]);
+
+    client.calls = [];
+    await bridge({ progressAfterMs: 20, readDelayMs: 120 }).handle(payload({ review_id: 'slow' }));
+    expect(client.calls.map((c) => [c.reviewID, c.validated])).toEqual([
+      ['slow', undefined],
+      ['slow', true],
+    ]);
+    expect(client.calls[0]?.message).toBe('flagops bridge: checking gates/checkout against git…');
+
+    client.calls = [];
+    await bridge({ progressAfterMs: 0 }).handle(payload({ review_id: 'always' }));
     expect(client.calls.map((c) => c.validated)).toEqual([undefined, true]);
+  });
+
+  it('decides after a progress message that is still on its way, never before it', async () => {
+    const order: string[] = [];
+    client.progress = async (reviewID) => {
+      await new Promise((r) => setTimeout(r, 80));
+      order.push(`progress ${reviewID}`);
+    };
+    client.decide = async (reviewID) => void order.push(`decide ${reviewID}`);
+    await bridge({ progressAfterMs: 10, readDelayMs: 30 }).handle(payload());
+    expect(order).toEqual(['progress r1', 'decide r1']);
   });
 
   it('rejects a change git does not declare, naming the differing fields', async () => {

@@ -52,7 +52,16 @@ export interface BridgeDeps {
   /** Builds debug links for a decision, e.g. to the file at the commit in the git host's UI. */
   debugLinks?: (state: DesiredState) => string[];
   log: (line: string) => void;
+  /**
+   * Sends the "checking…" progress message only when the decision takes longer than this (ms; 0:
+   * always). A decision ready sooner replaces the message before anyone could read it, so sending it
+   * would only cost the console a request and a write per change. Default DEFAULT_PROGRESS_AFTER_MS.
+   */
+  progressAfterMs?: number;
 }
+
+/** A quarter of a second: about when a person looking at the review would notice the wait. */
+export const DEFAULT_PROGRESS_AFTER_MS = 250;
 
 export interface Verdict {
   validated: boolean;
@@ -94,13 +103,38 @@ export class BridgeService {
     const { deps } = this;
     const folder = FOLDERS[payload.config_type];
     const id = payload.config_name ?? payload.experiment_name ?? '';
-    await deps.console.progress(payload.review_id, `flagops bridge: checking ${folder ?? payload.config_type}/${id} against git…`).catch((error: unknown) => {
-      deps.log(`progress message for review ${payload.review_id} failed: ${(error as Error).message}`);
-    });
-    const verdict = folder === undefined ? reject(`unknown config_type '${payload.config_type}'`) : await this.verdict(payload, folder, id);
+    const deciding = folder === undefined ? Promise.resolve(reject(`unknown config_type '${payload.config_type}'`)) : this.verdict(payload, folder, id);
+    const progress = this.progressUnlessDecided(payload.review_id, `flagops bridge: checking ${folder ?? payload.config_type}/${id} against git…`, deciding);
+    const verdict = await deciding;
+    // A progress message already on its way lands first: after the decision it would be refused.
+    await progress;
     await deps.console.decide(payload.review_id, verdict.validated, verdict.message, verdict.debugLinks);
     deps.log(`review ${payload.review_id} (${folder ?? payload.config_type}/${id}, ${payload.type}): ${verdict.validated ? 'approved' : 'rejected'}: ${verdict.message}`);
     return verdict;
+  }
+
+  /** Sends the progress message once `progressAfterMs` passes without a decision; resolves when it is sent or not needed. */
+  private progressUnlessDecided(reviewId: string, message: string, deciding: Promise<unknown>): Promise<void> {
+    const { deps } = this;
+    const send = (): Promise<void> =>
+      deps.console.progress(reviewId, message).catch((error: unknown) => {
+        deps.log(`progress message for review ${reviewId} failed: ${(error as Error).message}`);
+      });
+    const after = deps.progressAfterMs ?? DEFAULT_PROGRESS_AFTER_MS;
+    if (after <= 0) return send();
+    return new Promise<void>((resolve) => {
+      let started = false;
+      const timer = setTimeout(() => {
+        started = true;
+        void send().then(resolve);
+      }, after);
+      const decided = (): void => {
+        if (started) return;
+        clearTimeout(timer);
+        resolve();
+      };
+      deciding.then(decided, decided);
+    });
   }
 
   private async verdict(payload: PrecommitPayload, folder: string, id: string): Promise<Verdict> {

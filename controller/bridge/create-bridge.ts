@@ -23,6 +23,8 @@ export interface BridgeOptions {
   logger?: FastifyServerOptions['logger'];
   log: (line: string) => void;
   clock?: () => number;
+  /** See BridgeDeps.progressAfterMs. */
+  progressAfterMs?: number;
 }
 
 /** Wires the bridge: git desired state at the branch head, the same diff plans use, the console's change-validation endpoint. */
@@ -49,6 +51,7 @@ export function createBridge(options: BridgeOptions): { app: FastifyInstance; se
       ? (state: DesiredState) => [options.debugLinkTemplate!.replaceAll('{commit}', state.commit).replaceAll('{path}', state.path).replaceAll('{branch}', state.branch)]
       : undefined,
     log: options.log,
+    progressAfterMs: options.progressAfterMs,
   });
   return { app: buildBridgeApp({ service, webhookKey: options.webhookKey, logger: options.logger }), service };
 }

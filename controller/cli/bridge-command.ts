@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { DEFAULT_PROGRESS_AFTER_MS } from '../bridge/bridge-service.js';
 import { createBridge } from '../bridge/create-bridge.js';
 import { apiKeyFromEnv } from '../config.js';
 import { InputError } from '../errors.js';
@@ -13,11 +14,12 @@ export const bridgeCommand: Command = {
   summary: "Receive the console's pre-commit webhook and approve only changes that match git",
   usage: `Usage: flagops bridge [--repo DIR] [--subdir PATH] [--branch main] [--host 127.0.0.1] [--port 8787]
                       [--console URL] [--webhook-key-env FLAGOPS_WEBHOOK_KEY] [--fail-open]
-                      [--debug-link-template URL]
+                      [--debug-link-template URL] [--progress-after ${DEFAULT_PROGRESS_AFTER_MS}]
 
   Serves POST /webhook. Each delivery must carry x-service-webhook-key equal to the variable
-  --webhook-key-env names (401 otherwise). The bridge sends a progress message, fetches --branch of the
-  git clone in --repo (from origin when it has one), and approves the change through
+  --webhook-key-env names (401 otherwise). The bridge fetches --branch of the git clone in --repo
+  (from origin when it has one), sends a progress message when the check takes longer than
+  --progress-after ms (0: for every change), and approves the change through
   /console/v1/change_validation only when the proposed config equals the entity's file at that commit and
   passes flagops.yaml's bridge policies (protected entities, max pass-percentage step, freeze windows)
   at the same commit. A git failure rejects, unless --fail-open. The console key comes from the
@@ -34,6 +36,7 @@ export const bridgeCommand: Command = {
     'fail-open': { type: 'boolean' },
     'debug-link-template': { type: 'string' },
     'log-level': { type: 'string', default: 'warn' },
+    'progress-after': { type: 'string', default: String(DEFAULT_PROGRESS_AFTER_MS) },
   },
   async run(args, io) {
     const repoDir = resolve(io.cwd, stringOption(args, 'repo') ?? '.');
@@ -55,6 +58,7 @@ export const bridgeCommand: Command = {
       managedTag: config.prune.managedTag,
       logger: stderrLogger(io, stringOption(args, 'log-level') ?? 'warn'),
       log: (line) => io.stderr(`bridge: ${line}\n`),
+      progressAfterMs: intOption(args, 'progress-after', 0, 120_000),
     });
     const address = new URL(await app.listen({ host, port }));
     io.stdout(`flagops bridge listening on http://${host}:${address.port}\n`);
