@@ -76,6 +76,27 @@ describe('GitDesiredState', () => {
     }
   });
 
+  it('reads only the changed files of a new head from git, and parses a file once for every head it is unchanged in', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 20; i++) files[`gates/g${i}.yaml`] = `id: g${i}\npassPercentage: ${i}\n`;
+    await commit(files);
+    const parsed: string[] = [];
+    const state = new GitDesiredState({ repoDir: dir, branch: 'main', fetchWindowMs: 0, parse: (text, path) => (parsed.push(path), parse(text) as Record<string, unknown>) });
+    const reads = vi.spyOn(GitRepoReader.prototype, 'read');
+    try {
+      expect((await state.read('gates', 'g1')).entity).toEqual({ id: 'g1', passPercentage: 1 });
+      const second = await commit({ 'gates/g2.yaml': 'id: g2\npassPercentage: 50\n', 'gates/new.yaml': 'id: new\n' });
+      const [g1, g2, added] = await Promise.all(['g1', 'g2', 'new'].map((id) => state.read('gates', id)));
+      expect(reads.mock.calls.map((call) => [...call[0]].sort())).toEqual([Object.keys(files).sort(), ['gates/g2.yaml', 'gates/new.yaml']]);
+      expect([g1?.commit, g2?.commit, added?.commit]).toEqual([second, second, second]);
+      expect([g1?.entity, g2?.entity, added?.entity]).toEqual([{ id: 'g1', passPercentage: 1 }, { id: 'g2', passPercentage: 50 }, { id: 'new' }]);
+      expect(parsed).toEqual(['gates/g1.yaml', 'gates/g2.yaml', 'gates/new.yaml']);
+      expect(Object.isFrozen(g1?.entity)).toBe(true);
+    } finally {
+      reads.mockRestore();
+    }
+  });
+
   it('follows the head: a new commit is read as it is, files and policies', async () => {
     const state = source();
     const first = await commit({ 'flagops.yaml': 'bridge: { maxPassPercentageStep: 10 }\n', 'gates/a.yaml': 'id: a\nisEnabled: true\n' });

@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import { simpleGit, type SimpleGit } from 'simple-git';
+import { deepFreeze } from '../core/deep-freeze.js';
 import { UpstreamError } from '../errors.js';
 import type { BridgePolicies } from '../core/bridge-policies.js';
 import { GitRepoReader } from '../source/git-source.js';
@@ -22,11 +23,20 @@ export interface GitDesiredStateOptions {
   clock?: () => number;
 }
 
+/** One file of a snapshot: its text by blob id, and what parsing it gave, once it was asked for. */
+interface SnapshotFile {
+  blob: string;
+  text: string;
+  parsed?: { entity: Record<string, unknown> } | { error: unknown };
+}
+
 /** Reads an entity's desired state at the HEAD of the configured branch, fetched with simple-git. */
 export class GitDesiredState implements DesiredStateSource {
   private readonly git: SimpleGit;
   private lastFetch: { at: number; done: Promise<string> } | undefined;
-  private readonly snapshots = new Map<string, Promise<Map<string, string>>>();
+  private readonly snapshots = new Map<string, Promise<Map<string, SnapshotFile>>>();
+  /** The last snapshot read: a new head reuses its unchanged files (text and parse) by blob id. */
+  private latest: Map<string, SnapshotFile> | undefined;
   /** flagops.yaml's policies by commit: parsed once, not once per decision. */
   private readonly policies = new Map<string, BridgePolicies | undefined>();
 
@@ -60,31 +70,60 @@ export class GitDesiredState implements DesiredStateSource {
     }
     const files = await this.files(commit);
     if (!this.policies.has(commit)) {
-      const configText = files.get('flagops.yaml');
+      const configText = files.get('flagops.yaml')?.text;
       this.policies.set(commit, configText !== undefined && this.options.parsePolicies ? this.options.parsePolicies(configText) : undefined);
       if (this.policies.size > 2) this.policies.delete(this.policies.keys().next().value as string);
     }
     const policies = this.policies.get(commit);
     for (const ext of ['yaml', 'yml']) {
-      const text = files.get(`${folder}/${id}.${ext}`);
-      if (text === undefined) continue;
+      const file = files.get(`${folder}/${id}.${ext}`);
+      if (file === undefined) continue;
       const path = posix.join(this.options.subdir ?? '', folder, `${id}.${ext}`);
-      return { branch: this.options.branch, commit, path, entity: this.options.parse(text, path), policies };
+      return { branch: this.options.branch, commit, path, entity: this.parsed(file, path), policies };
     }
     return { branch: this.options.branch, commit, path: posix.join(this.options.subdir ?? '', folder, `${id}.yaml`), entity: undefined, policies };
   }
 
   /**
+   * The file's entity, parsed on the first decision that asks for it. The result (or the parser's
+   * error) stays with the file, and so with every later head where its blob is unchanged.
+   */
+  private parsed(file: SnapshotFile, path: string): Record<string, unknown> {
+    if (!file.parsed) {
+      try {
+        // Frozen: decisions of many reviews share it.
+        file.parsed = { entity: deepFreeze(this.options.parse(file.text, path)) };
+      } catch (error) {
+        file.parsed = { error };
+      }
+    }
+    if ('error' in file.parsed) throw file.parsed.error;
+    return file.parsed.entity;
+  }
+
+  /**
    * Every file of the config repository at a commit, read once per commit (one ls-tree, batched
    * shows): a burst of webhook deliveries at the same head costs one git read, not one per review.
+   * Files the previous snapshot has with the same blob are taken from it, so a new head costs git
+   * only its changed files (a merge touching three files of thousands reads three).
    */
-  private files(commit: string): Promise<Map<string, string>> {
+  private files(commit: string): Promise<Map<string, SnapshotFile>> {
     let snapshot = this.snapshots.get(commit);
     if (!snapshot) {
       snapshot = (async () => {
         try {
           const reader = await GitRepoReader.open(posix.join(this.options.repoDir, this.options.subdir ?? ''), commit);
-          return await reader.read((await reader.list()).files);
+          const previous = this.latest;
+          const files = new Map<string, SnapshotFile>();
+          const missing: string[] = [];
+          for (const path of (await reader.list()).files) {
+            const known = previous?.get(path);
+            if (known !== undefined && known.blob === reader.blobId(path)) files.set(path, known);
+            else missing.push(path);
+          }
+          for (const [path, text] of await reader.read(missing)) files.set(path, { blob: reader.blobId(path) ?? '', text });
+          this.latest = files;
+          return files;
         } catch (error) {
           throw error instanceof UpstreamError ? error : new UpstreamError(`git: cannot read the repository at ${commit.slice(0, 12)}: ${(error as Error).message}`);
         }

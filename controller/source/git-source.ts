@@ -93,6 +93,11 @@ export class GitRepoReader implements RepoReader {
     return listing;
   }
 
+  /** The blob id of a listed file (same id, same text: lets a reader of many commits reuse texts). */
+  blobId(path: string): string | undefined {
+    return this.blobs.get(path)?.sha;
+  }
+
   async read(paths: readonly string[]): Promise<Map<string, string>> {
     const out = new Map<string, string>();
     for (let start = 0; start < paths.length; start += BATCH) {
