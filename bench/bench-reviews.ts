@@ -2,13 +2,14 @@
  * Reviews vs direct writes. Starts a console (`flagops serve` from source, SQLite file, its own
  * process) and a local webhook receiver, then applies the same N changes twice: as direct PATCHes,
  * and as reviews (submit → approve → commit → webhook → change_validation → commit). Both paths are
- * first run once unmeasured, N changes each (V8 needs thousands of calls to settle: after a warm-up
- * of 50 a PATCH still cost the console three times its steady-state CPU), then measured in
- * alternating rounds, since 500 PATCHes take about a quarter of a second.
+ * first run unmeasured, four batches of N changes each (V8 needs thousands of calls to settle: after
+ * one batch a PATCH still cost the console twice its steady-state CPU, and a review 1.7 times; both
+ * stop falling after about 2,000), then measured in alternating rounds, since 500 PATCHes take about
+ * a tenth of a second.
  * Prints both rates and the ratio per round, the median ratio (target ≥ 0.25) and the p99 time from
  * the first commit to committed.
  *
- *   npm run bench:reviews [-- --changes 500 --concurrency 16 --rounds 5 --profile DIR]
+ *   npm run bench:reviews [-- --changes 500 --concurrency 16 --rounds 9 --warmups 4 --profile DIR]
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -25,14 +26,17 @@ const { values } = parseArgs({
   options: {
     changes: { type: 'string', default: '500' },
     concurrency: { type: 'string', default: '16' },
-    // 500 PATCHes take a tenth of a second at steady state: one round is noise, the median of five less so.
-    rounds: { type: 'string', default: '5' },
+    // 500 PATCHes take a tenth of a second at steady state: one round is noise (a garbage collection
+    // landing in it moves it by half), the median of nine much less so.
+    rounds: { type: 'string', default: '9' },
+    warmups: { type: 'string', default: '4' },
     /** Writes a CPU profile of the console into this folder. */
     profile: { type: 'string' },
   },
 });
 const CHANGES = Number(values.changes);
 const ROUNDS = Number(values.rounds);
+const WARMUPS = Number(values.warmups);
 const CONCURRENCY = Number(values.concurrency);
 const ADMIN = 'console-bench-admin-key';
 const WEBHOOK_KEY = 'bench-webhook-key';
@@ -130,8 +134,10 @@ try {
       await api('POST', '/console/v1/gates', { id: gate('direct', round, i), name: `direct ${round} ${i}` });
       await api('POST', '/console/v1/gates', { id: gate('review', round, i), name: `review ${round} ${i}` });
     }
-    await api('POST', '/console/v1/gates', { id: `warm_direct_${i}`, name: `warm ${i}` });
-    await api('POST', '/console/v1/gates', { id: `warm_review_${i}`, name: `warm ${i}` });
+    for (let w = 0; w < WARMUPS; w++) {
+      await api('POST', '/console/v1/gates', { id: gate('warm_direct', w, i), name: `warm direct ${w} ${i}` });
+      await api('POST', '/console/v1/gates', { id: gate('warm_review', w, i), name: `warm review ${w} ${i}` });
+    }
   });
 
   const directChange = (id: string, i: number) => api('PATCH', `/console/v1/gates/${id}`, change(i), bob);
@@ -152,8 +158,10 @@ try {
   }
 
   // Warm-up of both paths (not measured): JIT, statement caches, connections.
-  await pool(CHANGES, CONCURRENCY, async (i) => void (await directChange(`warm_direct_${i}`, i)));
-  await pool(CHANGES, CONCURRENCY, async (i) => void (await reviewChange(`warm_review_${i}`, i)));
+  for (let w = 0; w < WARMUPS; w++) {
+    await pool(CHANGES, CONCURRENCY, async (i) => void (await directChange(gate('warm_direct', w, i), i)));
+    await pool(CHANGES, CONCURRENCY, async (i) => void (await reviewChange(gate('warm_review', w, i), i)));
+  }
 
   const cpu = () => ({ console: processCpuMs(started.pid) ?? NaN, own: ownCpuMs() });
   const rounds: { direct: number; review: number; cpu: { direct: { console: number; client: number }; review: { console: number; client: number } } }[] = [];
@@ -181,7 +189,7 @@ try {
 
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
   const sorted = [...commitToCommitted].sort((a, b) => a - b);
-  console.log(`changes: ${CHANGES} per round, concurrency: ${CONCURRENCY}, rounds: ${ROUNDS} (after an unmeasured round of each)`);
+  console.log(`changes: ${CHANGES} per round, concurrency: ${CONCURRENCY}, rounds: ${ROUNDS} (after ${WARMUPS} unmeasured rounds of each)`);
   rounds.forEach((r, k) => {
     console.log(
       `round ${k + 1}: direct PATCH ${r.direct.toFixed(1)} changes/s, review + webhook ${r.review.toFixed(1)} changes/s, ratio ${(r.review / r.direct).toFixed(3)};` +
