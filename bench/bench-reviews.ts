@@ -26,8 +26,8 @@ const { values } = parseArgs({
   options: {
     changes: { type: 'string', default: '500' },
     concurrency: { type: 'string', default: '16' },
-    // 500 PATCHes take a tenth of a second at steady state: one round is noise (a garbage collection
-    // landing in it moves it by half), the median of nine much less so.
+    // 500 PATCHes take a tenth of a second at steady state: one round's ratio moved between 0.10 and
+    // 0.26 within a run of five; the median of nine moves much less.
     rounds: { type: 'string', default: '9' },
     warmups: { type: 'string', default: '4' },
     /** Writes a CPU profile of the console into this folder. */
