@@ -102,6 +102,7 @@ export function createConsole(options: ConsoleOptions): ConsoleInstance {
     close: async () => {
       if (closed) return;
       closed = true;
+      reviews.releaseHolds();
       await app.close();
       await webhooks.stop();
       store.close();

@@ -37,4 +37,12 @@ describe('ReviewChanges', () => {
     changes.changed('rev_a');
     expect(await settled(later)).toBe(true);
   });
+
+  it('wakes every waiter of every review at once when the console closes', async () => {
+    const changes = new ReviewChanges();
+    const waits = [changes.next('rev_a', 60_000), changes.next('rev_a', 60_000), changes.next('rev_b', 60_000)];
+    changes.wakeAll();
+    for (const wait of waits) expect(await settled(wait)).toBe(true);
+    expect(changes.watched()).toBe(0);
+  });
 });

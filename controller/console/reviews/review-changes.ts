@@ -39,6 +39,11 @@ export class ReviewChanges {
     });
   }
 
+  /** Wakes every waiter of every review (the console is closing). */
+  wakeAll(): void {
+    for (const waiters of [...this.waiters.values()]) for (const wake of [...waiters]) wake();
+  }
+
   /** Number of reviews someone is waiting on (for tests). */
   watched(): number {
     return this.waiters.size;

@@ -78,7 +78,20 @@ function submitterActor(email: string): Actor {
  * store transaction together with the review's new status: there is no second write path.
  */
 export class ReviewService {
+  /** Set when the console closes: held requests answer with the review as it is, at once. */
+  private released = false;
+
   constructor(private readonly deps: ReviewServiceDeps) {}
+
+  /**
+   * The console is closing: every held request (long poll, held commit) answers now with the review as
+   * it stands, so shutdown finishes its in-flight requests instead of waiting out their holds; a held
+   * commit commits nothing more.
+   */
+  releaseHolds(): void {
+    this.released = true;
+    this.deps.changes?.wakeAll();
+  }
 
   /** Kinds that have review routes: the reviewable kinds this console serves. */
   reviewableKinds(): EntityService[] {
@@ -168,7 +181,7 @@ export class ReviewService {
 
   private async holdWhile(ref: ReviewRef, review: ReviewRecord, status: string, deadline: number, hold: HoldOptions): Promise<ReviewRecord> {
     let current = review;
-    while (current.status === status && Date.now() < deadline && !hold.gone()) {
+    while (current.status === status && Date.now() < deadline && !hold.gone() && !this.released) {
       await this.nextChange(current.id, Math.min(hold.recheckMs, Math.max(0, deadline - Date.now())));
       current = this.load(ref);
     }
@@ -306,7 +319,7 @@ export class ReviewService {
     const first = this.commit(ref, actor, options);
     if (!first.started || !options.awaitValidationMs) return first;
     const record = await this.holdWhile(ref, this.load(ref), 'pending_webhook_validation', Date.now() + options.awaitValidationMs, hold);
-    if (record.status === 'approved_webhook_validation' && !hold.gone()) return { review: this.commit(ref, actor, {}).review, started: true };
+    if (record.status === 'approved_webhook_validation' && !hold.gone() && !this.released) return { review: this.commit(ref, actor, {}).review, started: true };
     return { review: this.view(record), started: true };
   }
 

@@ -113,6 +113,22 @@ describe('commit with awaitValidationMs', () => {
     expect((await gate()).version).toBe(1);
   });
 
+  it('answers held requests at once when the console closes, with the review as it is; the commit stays uncommitted', async () => {
+    const id = await approved();
+    const url = await c.app.listen({ host: '127.0.0.1', port: 0 });
+    const send = (method: string, path: string, body?: unknown) =>
+      fetch(`${url}${path}`, { method, headers: { 'service-api-key': bob, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: (await r.json()) as { data: { status: string } } }));
+    const commit = send('PUT', `${item(id)}/commit`, { awaitValidationMs: REVIEW_MAX_WAIT_MS });
+    await waitUntil(async () => ((await read(id)).status === 'pending_webhook_validation' ? true : undefined), 5000, 'validation started');
+    const poll = send('GET', `/console/v1/reviews/${id}?waitWhile=pending_webhook_validation&waitMs=${REVIEW_MAX_WAIT_MS}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const started = Date.now();
+    await c.close();
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(await commit).toMatchObject({ status: 200, body: { data: { status: 'pending_webhook_validation' } } });
+    expect(await poll).toMatchObject({ status: 200, body: { data: { status: 'pending_webhook_validation' } } });
+  });
+
   it('commits at once without a webhook, as a plain commit', async () => {
     expect((await c.call('POST', '/console/v1/settings/precommit_webhook', { webhookURL: '' })).statusCode).toBe(200);
     const id = await approved();
