@@ -76,7 +76,7 @@ describe('commit with awaitValidationMs', () => {
   it('keeps holding through progress messages, and answers with the pending review when awaitValidationMs passes; a later approval does not commit', async () => {
     decideWith(undefined);
     const id = await approved();
-    const res = await c.call('PUT', `${item(id)}/commit`, { awaitValidationMs: 150 }, bob);
+    const res = await c.call('PUT', `${item(id)}/commit`, { awaitValidationMs: 800 }, bob);
     expect(res.json()).toMatchObject({ data: { status: 'pending_webhook_validation', validation: { message: 'still checking' } } });
     expect((await validate({ reviewID: id, validated: true })).statusCode).toBe(200);
     expect((await read(id)).status).toBe('approved_webhook_validation');
@@ -106,7 +106,8 @@ describe('commit with awaitValidationMs', () => {
     held.end(JSON.stringify({ awaitValidationMs: 5000 }));
     await waitUntil(async () => ((await read(id)).status === 'pending_webhook_validation' ? true : undefined), 5000, 'validation started');
     held.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const connections = (): Promise<number> => new Promise((resolve) => c.app.server.getConnections((_error, count) => resolve(count)));
+    await waitUntil(async () => ((await connections()) === 0 ? true : undefined), 5000, 'the console saw the client go');
     expect((await validate({ reviewID: id, validated: true })).statusCode).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect((await read(id)).status).toBe('approved_webhook_validation');
