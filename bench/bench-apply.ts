@@ -243,6 +243,8 @@ try {
     ...spanLines,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
+  // Like bench:reviews and bench:plan: a missed target is a failed run for scripts.
+  if (ratio < TARGET) exitCode = 1;
 } catch (error) {
   process.stderr.write(`bench:apply failed: ${(error as Error).stack ?? String(error)}\n`);
   exitCode = 1;
