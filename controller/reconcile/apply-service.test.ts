@@ -22,6 +22,20 @@ let admin: ConsoleClient;
 const apply = (overrides: Partial<ApplyInput> = {}) =>
   applyRepo({ desired: new FsRepoReader(dir), client, approver, commit: 'abc123', pollIntervalMs: 5, sleep: async () => undefined, ...overrides });
 
+/** A console of its own on a real port and a copy of the example repository, for one test. */
+async function withOwnConsole(name: string, test: (env: { other: TestConsole; url: string; repo: string }) => Promise<void>): Promise<void> {
+  const other = createTestConsole();
+  const url = await other.app.listen({ port: 0, host: '127.0.0.1' });
+  const repo = await mkdtemp(join(tmpdir(), `flagops-apply-${name}-`));
+  await cp(EXAMPLE, repo, { recursive: true });
+  try {
+    await test({ other, url, repo });
+  } finally {
+    await other.close();
+    await rm(repo, { recursive: true, force: true });
+  }
+}
+
 beforeAll(async () => {
   c = createTestConsole();
   const url = await c.app.listen({ port: 0, host: '127.0.0.1' });
@@ -117,11 +131,7 @@ describe('applyRepo', () => {
 
 describe('applyRepo failures', () => {
   it('blocks only the dependents of a failed entity, and says which', async () => {
-    const other = createTestConsole();
-    const url = await other.app.listen({ port: 0, host: '127.0.0.1' });
-    const repo = await mkdtemp(join(tmpdir(), 'flagops-apply-fail-'));
-    await cp(EXAMPLE, repo, { recursive: true });
-    try {
+    await withOwnConsole('fail', async ({ other, url, repo }) => {
       // This approver is not among new_checkout's allowed reviewers: that review can't be approved.
       const report = await applyRepo({
         desired: new FsRepoReader(repo),
@@ -135,20 +145,13 @@ describe('applyRepo failures', () => {
       expect(report.outcomes.filter((o) => o.status === 'blocked').every((o) => /new_checkout|button_color_test/.test(o.message))).toBe(true);
       expect(report.ok).toBe(false);
       expect(report.replan.changes.map((ch) => ch.id)).toContain('new_checkout');
-    } finally {
-      await other.close();
-      await rm(repo, { recursive: true, force: true });
-    }
+    });
   });
 });
 
 describe('applyRepo re-plan', () => {
   it('checks the files it applied: a file saved during the run is left to the next plan', async () => {
-    const other = createTestConsole();
-    const url = await other.app.listen({ port: 0, host: '127.0.0.1' });
-    const repo = await mkdtemp(join(tmpdir(), 'flagops-apply-replan-'));
-    await cp(EXAMPLE, repo, { recursive: true });
-    try {
+    await withOwnConsole('replan', async ({ other, url, repo }) => {
       const submitter = new ConsoleClient({ baseUrl: url, apiKey: other.keyFor('flagops@ci.example.com', 'member') });
       const file = join(repo, 'gates/dark_mode.yaml');
       const report = await applyRepo({
@@ -164,20 +167,13 @@ describe('applyRepo re-plan', () => {
       expect(report.replan.changes).toEqual([]);
       const { plan } = await planAgainstConsole({ desired: new FsRepoReader(repo), client: submitter });
       expect(plan.changes.map((ch) => [ch.id, ch.action])).toEqual([['dark_mode', 'update']]);
-    } finally {
-      await other.close();
-      await rm(repo, { recursive: true, force: true });
-    }
+    });
   });
 });
 
 describe('drift policy set by the file', () => {
   it('wins over flagops.yaml and is checked', async () => {
-    const other = createTestConsole();
-    const url = await other.app.listen({ port: 0, host: '127.0.0.1' });
-    const repo = await mkdtemp(join(tmpdir(), 'flagops-apply-directive-'));
-    await cp(EXAMPLE, repo, { recursive: true });
-    try {
+    await withOwnConsole('directive', async ({ other, url, repo }) => {
       const submitter = new ConsoleClient({ baseUrl: url, apiKey: other.keyFor('flagops@ci.example.com', 'member') });
       const approverKey = new ConsoleClient({ baseUrl: url, apiKey: other.keyFor('checkout-lead@acme.example', 'member') });
       expect((await applyRepo({ desired: new FsRepoReader(repo), client: submitter, approver: approverKey })).ok).toBe(true);
@@ -189,46 +185,39 @@ describe('drift policy set by the file', () => {
 
       await writeFile(file, (await readFile(file, 'utf8')).replace('drift=heal', 'drift=ignore'));
       await expect(planAgainstConsole({ desired: new FsRepoReader(repo), client: submitter })).rejects.toThrow(/does not validate/);
-    } finally {
-      await other.close();
-      await rm(repo, { recursive: true, force: true });
-    }
+    });
   });
 });
 
 describe('applyRepo through the pre-commit webhook', () => {
   it('lets the console hold each commit until the webhook decides: no long poll and no second commit', async () => {
     const receiver = await startTestReceiver();
-    const other = createTestConsole();
-    const url = await other.app.listen({ port: 0, host: '127.0.0.1' });
-    const repo = await mkdtemp(join(tmpdir(), 'flagops-apply-webhook-'));
-    await cp(EXAMPLE, repo, { recursive: true });
     try {
-      const validator = new ConsoleClient({ baseUrl: url, apiKey: other.keyFor('ci@example.com', 'member') });
-      receiver.onWebhook((hook) => void validator.request('POST', '/console/v1/change_validation', { reviewID: hook.body['review_id'], validated: true }));
-      await other.call('POST', '/console/v1/settings/precommit_webhook', { webhookURL: receiver.url, webhookKey: 'whk-apply-test' });
-      const sent: string[] = [];
-      class RecordingClient extends ConsoleClient {
-        override request: ConsoleClient['request'] = (method, path, body, options) => {
-          sent.push(`${method} ${path.replace(/reviews\/[^/]+/, 'reviews/{id}')}`);
-          return super.request(method, path, body, options);
-        };
-      }
-      const submitter = new RecordingClient({ baseUrl: url, apiKey: other.keyFor('flagops@ci.example.com', 'member') });
-      const approverKey = new ConsoleClient({ baseUrl: url, apiKey: other.keyFor('checkout-lead@acme.example', 'member') });
-      const report = await applyRepo({ desired: new FsRepoReader(repo), client: submitter, approver: approverKey });
-      expect(report.ok).toBe(true);
-      const reviewed = report.outcomes.filter((o) => o.reviewID !== undefined);
-      expect(reviewed.length).toBeGreaterThan(0);
-      expect(reviewed.every((o) => o.status === 'committed')).toBe(true);
-      // Changes of a type the webhook does not cover (e.g. a description) commit at once.
-      expect(receiver.received.length).toBeGreaterThan(reviewed.length / 2);
-      expect(sent.filter((s) => /^PUT .*\/commit$/.test(s))).toHaveLength(reviewed.length);
-      expect(sent.filter((s) => s.startsWith('GET /console/v1/reviews/'))).toEqual([]);
+      await withOwnConsole('webhook', async ({ other, url, repo }) => {
+        const validator = new ConsoleClient({ baseUrl: url, apiKey: other.keyFor('ci@example.com', 'member') });
+        receiver.onWebhook((hook) => void validator.request('POST', '/console/v1/change_validation', { reviewID: hook.body['review_id'], validated: true }));
+        await other.call('POST', '/console/v1/settings/precommit_webhook', { webhookURL: receiver.url, webhookKey: 'whk-apply-test' });
+        const sent: string[] = [];
+        class RecordingClient extends ConsoleClient {
+          override request: ConsoleClient['request'] = (method, path, body, options) => {
+            sent.push(`${method} ${path.replace(/reviews\/[^/]+/, 'reviews/{id}')}`);
+            return super.request(method, path, body, options);
+          };
+        }
+        const submitter = new RecordingClient({ baseUrl: url, apiKey: other.keyFor('flagops@ci.example.com', 'member') });
+        const approverKey = new ConsoleClient({ baseUrl: url, apiKey: other.keyFor('checkout-lead@acme.example', 'member') });
+        const report = await applyRepo({ desired: new FsRepoReader(repo), client: submitter, approver: approverKey });
+        expect(report.ok).toBe(true);
+        const reviewed = report.outcomes.filter((o) => o.reviewID !== undefined);
+        expect(reviewed.length).toBeGreaterThan(0);
+        expect(reviewed.every((o) => o.status === 'committed')).toBe(true);
+        // Changes of a type the webhook does not cover (e.g. a description) commit at once.
+        expect(receiver.received.length).toBeGreaterThan(reviewed.length / 2);
+        expect(sent.filter((s) => /^PUT .*\/commit$/.test(s))).toHaveLength(reviewed.length);
+        expect(sent.filter((s) => s.startsWith('GET /console/v1/reviews/'))).toEqual([]);
+      });
     } finally {
-      await other.close();
       await receiver.close();
-      await rm(repo, { recursive: true, force: true });
     }
   });
 });

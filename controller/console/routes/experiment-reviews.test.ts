@@ -2,27 +2,16 @@
  * Experiment reviews: start, ship, abandon and changes of a running experiment, each through the
  * pre-commit webhook with its change type and payload.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestConsole, type TestConsole } from '../../test-support/test-console.js';
-import { startTestReceiver, type TestReceiver } from '../../test-support/webhook-receiver.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useWebhookConsole } from '../../test-support/webhook-console.js';
 
-let receiver: TestReceiver;
-let c: TestConsole;
-let bob: string;
-let carol: string;
-beforeAll(async () => {
-  receiver = await startTestReceiver();
+const env = useWebhookConsole({
+  webhookKey: 'k-exp',
+  webhookTimeoutMs: 5000,
+  seed: async (console) => expect((await console.call('POST', '/console/v1/experiments', { id: 'exp1', name: 'exp one' })).statusCode).toBe(201),
 });
-afterAll(() => receiver.close());
-beforeEach(async () => {
-  receiver.received.length = 0;
-  c = createTestConsole({ webhookTimeoutMs: 5000 });
-  bob = c.keyFor('bob@example.com', 'member');
-  carol = c.keyFor('carol@example.com', 'member');
-  expect((await c.call('POST', '/console/v1/experiments', { id: 'exp1', name: 'exp one' })).statusCode).toBe(201);
-  await c.call('POST', '/console/v1/settings/precommit_webhook', { webhookURL: receiver.url, webhookKey: 'k-exp' });
-});
-afterEach(() => c.close());
+let { receiver, c, bob, carol } = env;
+beforeEach(() => ({ receiver, c, bob, carol } = env));
 
 const base = '/console/v1/experiments/exp1/reviews';
 const experiment = async () => (await c.call('GET', '/console/v1/experiments/exp1')).json().data;

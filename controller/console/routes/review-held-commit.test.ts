@@ -5,33 +5,17 @@
  */
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { REVIEW_MAX_WAIT_MS } from '../../../schemas/review.js';
-import { createTestConsole, type TestConsole } from '../../test-support/test-console.js';
-import { startTestReceiver, waitUntil, type TestReceiver } from '../../test-support/webhook-receiver.js';
+import { useWebhookConsole } from '../../test-support/webhook-console.js';
+import { waitUntil } from '../../test-support/webhook-receiver.js';
 
 const KEY = 'whk-held-commit-secret';
 const RULES = { rules: [{ name: 'all', passPercentage: 10, conditions: [{ type: 'public' }] }] };
 
-let receiver: TestReceiver;
-let c: TestConsole;
-let bob: string;
-let carol: string;
-let validator: string;
-beforeAll(async () => {
-  receiver = await startTestReceiver();
-});
-afterAll(() => receiver.close());
-beforeEach(async () => {
-  receiver.onWebhook(undefined);
-  c = createTestConsole({ webhookTimeoutMs: 1500 });
-  bob = c.keyFor('bob@example.com', 'member');
-  carol = c.keyFor('carol@example.com', 'member');
-  validator = c.keyFor('ci@example.com', 'member');
-  await c.call('POST', '/console/v1/gates', { id: 'checkout', name: 'checkout' });
-  expect((await c.call('POST', '/console/v1/settings/precommit_webhook', { webhookURL: receiver.url, webhookKey: KEY })).statusCode).toBe(200);
-});
-afterEach(() => c.close());
+const env = useWebhookConsole({ webhookKey: KEY, webhookTimeoutMs: 1500, seed: async (console) => void (await console.call('POST', '/console/v1/gates', { id: 'checkout', name: 'checkout' })) });
+let { receiver, c, bob, carol, validator } = env;
+beforeEach(() => ({ receiver, c, bob, carol, validator } = env));
 
 const item = (id: string) => `/console/v1/gates/checkout/reviews/${id}`;
 const read = async (id: string) => (await c.call('GET', item(id))).json().data;

@@ -3,36 +3,17 @@
  * refusal of the commit and change_validation endpoints, through app.inject with a real receiver on
  * 127.0.0.1:0.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { PENDING_VALIDATION_TITLE } from '../../../schemas/review.js';
-import { createTestConsole, type TestConsole } from '../../test-support/test-console.js';
-import { startTestReceiver, waitUntil, type TestReceiver } from '../../test-support/webhook-receiver.js';
+import { useWebhookConsole } from '../../test-support/webhook-console.js';
+import { waitUntil } from '../../test-support/webhook-receiver.js';
 
 const KEY = 'whk-test-secret-1234';
 const RULES = { rules: [{ name: 'all', passPercentage: 10, conditions: [{ type: 'public' }] }] };
 
-let receiver: TestReceiver;
-let c: TestConsole;
-let bob: string;
-let carol: string;
-let validator: string;
-beforeAll(async () => {
-  receiver = await startTestReceiver();
-});
-afterAll(() => receiver.close());
-beforeEach(async () => {
-  receiver.received.length = 0;
-  receiver.respondWith(200);
-  receiver.onWebhook(undefined);
-  c = createTestConsole({ webhookTimeoutMs: 1500 });
-  bob = c.keyFor('bob@example.com', 'member');
-  carol = c.keyFor('carol@example.com', 'member');
-  validator = c.keyFor('ci@example.com', 'member');
-  await c.call('POST', '/console/v1/gates', { id: 'checkout', name: 'checkout' });
-  const settings = await c.call('POST', '/console/v1/settings/precommit_webhook', { webhookURL: receiver.url, webhookKey: KEY, initialMessage: 'Checked by CI.' });
-  expect(settings.statusCode).toBe(200);
-});
-afterEach(() => c.close());
+const env = useWebhookConsole({ webhookKey: KEY, webhookTimeoutMs: 1500, initialMessage: 'Checked by CI.', seed: async (console) => void (await console.call('POST', '/console/v1/gates', { id: 'checkout', name: 'checkout' })) });
+let { receiver, c, bob, carol, validator } = env;
+beforeEach(() => ({ receiver, c, bob, carol, validator } = env));
 
 const item = (id: string) => `/console/v1/gates/checkout/reviews/${id}`;
 const read = async (id: string) => (await c.call('GET', item(id))).json().data;
