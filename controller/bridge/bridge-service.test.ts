@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { simpleGit } from 'simple-git';
 import { parse } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BridgeService, type ChangeValidationClient, type PrecommitPayload } from './bridge-service.js';
+import { BridgeService, type ChangeValidationClient, type DesiredState, type PrecommitPayload } from './bridge-service.js';
 import { GitDesiredState } from './git-desired-state.js';
 
 interface Call {
@@ -36,11 +36,36 @@ async function commitFile(path: string, text: string): Promise<string> {
   return (await git.revparse(['HEAD'])).trim();
 }
 
-function bridge(options: { repoDir?: string; failOpen?: boolean; progressAfterMs?: number; readDelayMs?: number } = {}): BridgeService {
+interface BridgeOptions {
+  repoDir?: string;
+  failOpen?: boolean;
+  progressAfterMs?: number;
+  readDelayMs?: number;
+  /** Runs after each read of git, before the bridge sees its result (e.g. a push landing meanwhile). */
+  afterRead?: (state: DesiredState, reads: number) => Promise<void>;
+  /** Review descriptions by review id; a function to fail the read. */
+  descriptions?: Record<string, string> | (() => Promise<string>);
+  log?: (line: string) => void;
+}
+
+let reads = 0;
+
+function bridge(options: BridgeOptions = {}): BridgeService {
   const git = new GitDesiredState({ repoDir: options.repoDir ?? dir, branch: 'main', parse: (text) => parse(text) as Record<string, unknown> });
   const delay = options.readDelayMs ?? 0;
+  const { descriptions } = options;
   return new BridgeService({
-    source: { read: async (folder, id) => (delay > 0 && (await new Promise((r) => setTimeout(r, delay))), git.read(folder, id)) },
+    source: {
+      read: async (folder, id) => {
+        if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+        const state = await git.read(folder, id);
+        reads += 1;
+        await options.afterRead?.(state, reads);
+        return state;
+      },
+      contains: (head, commit) => git.contains(head, commit),
+    },
+    reviews: descriptions && { description: async (reviewID) => (typeof descriptions === 'function' ? descriptions() : descriptions[reviewID]) },
     progressAfterMs: options.progressAfterMs,
     console: client,
     // Field-by-field equality of what the file declares is enough to exercise the bridge's flow.
@@ -48,7 +73,7 @@ function bridge(options: { repoDir?: string; failOpen?: boolean; progressAfterMs
     policies: () => policies,
     clock: () => Date.parse('2026-11-23T12:00:00Z'),
     failOpen: options.failOpen ?? false,
-    log: () => undefined,
+    log: options.log ?? (() => undefined),
   });
 }
 
@@ -70,6 +95,7 @@ beforeEach(async () => {
   await commitFile('gates/checkout.yaml', 'id: checkout\nrules:\n  - name: ramp\n    passPercentage: 10\n');
   client = new RecordingClient();
   policies = {};
+  reads = 0;
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -126,6 +152,75 @@ describe('BridgeService', () => {
     const b = bridge();
     await commitFile('gates/checkout.yaml', 'id: checkout\nrules:\n  - name: ramp\n    passPercentage: 50\n');
     expect((await b.handle(payload())).validated).toBe(false);
+  });
+
+  it('looks once more at a newly resolved head before rejecting: a change pushed just after the first look is approved', async () => {
+    let pushed = '';
+    const b = bridge({
+      afterRead: async (_state, n) => {
+        if (n === 1) pushed = await commitFile('gates/checkout.yaml', 'id: checkout\nrules:\n  - name: ramp\n    passPercentage: 50\n');
+      },
+    });
+    const verdict = await b.handle(payload({ new_config: { id: 'checkout', rules: [{ name: 'ramp', passPercentage: 50 }] } }));
+    expect(verdict).toMatchObject({ validated: true, message: `Approved: matches gates/checkout.yaml at ${pushed.slice(0, 12)} on main.` });
+    expect(reads).toBe(2);
+    expect(client.calls.filter((c) => c.validated !== undefined)).toHaveLength(1);
+  });
+
+  it('looks at git once for a change it approves', async () => {
+    expect((await bridge().handle(payload())).validated).toBe(true);
+    expect(reads).toBe(1);
+  });
+
+  it('rejects a change applied from a commit the head does not contain, naming both, after looking once more', async () => {
+    const git = simpleGit(dir);
+    await git.checkoutLocalBranch('feature');
+    const feature = await commitFile('gates/other.yaml', 'id: other\n');
+    await git.checkout('main');
+    const head = (await git.revparse(['HEAD'])).trim();
+    const verdict = await bridge({ descriptions: { r1: `flagops apply: update gates/checkout (plan 0123456789ab, commit ${feature})` } }).handle(payload());
+    expect(verdict.validated).toBe(false);
+    expect(verdict.message).toBe(
+      `Rejected: the change was applied from commit ${feature.slice(0, 12)}, which main at ${head.slice(0, 12)} does not contain; merge it into main (and push it where the bridge fetches from) first.`,
+    );
+    expect(reads).toBe(2);
+  });
+
+  it('approves a change applied from a commit that reaches the head between the two looks', async () => {
+    const git = simpleGit(dir);
+    await git.checkoutLocalBranch('feature');
+    const feature = await commitFile('gates/other.yaml', 'id: other\n');
+    await git.checkout('main');
+    const b = bridge({
+      descriptions: { r1: `flagops apply: update gates/checkout (plan 0123456789ab, commit ${feature}+dirty)` },
+      afterRead: async (_state, n) => {
+        if (n === 1) await git.merge(['--ff-only', 'feature']);
+      },
+    });
+    const verdict = await b.handle(payload());
+    expect(verdict).toMatchObject({ validated: true, message: `Approved: matches gates/checkout.yaml at ${feature.slice(0, 12)} on main.` });
+  });
+
+  it('approves a change applied from the head or an older commit, and ignores descriptions apply did not write', async () => {
+    const git = simpleGit(dir);
+    const older = (await git.revparse(['HEAD'])).trim();
+    await commitFile('gates/other.yaml', 'id: other\n');
+    const descriptions = {
+      r1: `flagops apply: update gates/checkout (plan 0123456789ab, commit ${older})`,
+      r2: `Raise the ramp (commit ${'f'.repeat(40)})`,
+    };
+    const b = bridge({ descriptions });
+    expect((await b.handle(payload())).validated).toBe(true);
+    expect((await b.handle(payload({ review_id: 'r2' }))).validated).toBe(true);
+    expect((await b.handle(payload({ review_id: 'r3' }))).validated).toBe(true);
+    expect(reads).toBe(3);
+  });
+
+  it('judges without the applied-from commit when the review cannot be read, and says so', async () => {
+    const lines: string[] = [];
+    const verdict = await bridge({ descriptions: () => Promise.reject(new Error('console: GET /console/v1/reviews/r1: Forbidden')), log: (line) => lines.push(line) }).handle(payload());
+    expect(verdict.validated).toBe(true);
+    expect(lines[0]).toBe('review r1: cannot read its description (console: GET /console/v1/reviews/r1: Forbidden); judging it without the commit it was applied from');
   });
 
   it('decides once per review even when the webhook arrives twice', async () => {

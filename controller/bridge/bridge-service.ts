@@ -1,5 +1,6 @@
 import { policyViolations, type BridgePolicies } from '../core/bridge-policies.js';
 import { UpstreamError } from '../errors.js';
+import { appliedCommitOf } from './applied-commit.js';
 
 /** The pre-commit webhook payload of the spec ("Events"). */
 export interface PrecommitPayload {
@@ -29,7 +30,15 @@ export interface DesiredState {
 }
 
 export interface DesiredStateSource {
+  /** Reads at a head resolved after this call was made, never at one resolved before. */
   read(folder: string, id: string): Promise<DesiredState>;
+  /** Whether `commit` is `head` or one of its ancestors; false for a commit the repository does not have. */
+  contains(head: string, commit: string): Promise<boolean>;
+}
+
+/** What the webhook payload lacks of a review: its description, which names the commit apply ran at. */
+export interface ReviewReader {
+  description(reviewID: string): Promise<string | undefined>;
 }
 
 /** Answers the console through its change-validation endpoint (spec endpoint 10). */
@@ -46,6 +55,8 @@ export interface BridgeDeps {
   console: ChangeValidationClient;
   compare: ConfigComparator;
   policies: () => BridgePolicies;
+  /** Reads each review's description; without it, no decision requires the commit apply ran at. */
+  reviews?: ReviewReader;
   clock: () => number;
   /** Approve when git can't be read (with the reason in the message); reject otherwise. */
   failOpen: boolean;
@@ -78,7 +89,8 @@ const FOLDERS: Readonly<Record<string, string>> = {
 
 /**
  * Decides each pre-commit webhook: the proposed config must equal what git declares at the branch
- * HEAD and pass the team's policies. One decision per review, however often the webhook arrives.
+ * head and pass the team's policies, and when apply submitted the change, the head must contain the
+ * commit apply ran at. One decision per review, however often the webhook arrives.
  */
 export class BridgeService {
   private readonly decided = new Map<string, Promise<Verdict>>();
@@ -138,17 +150,60 @@ export class BridgeService {
   }
 
   private async verdict(payload: PrecommitPayload, folder: string, id: string): Promise<Verdict> {
+    const applied = this.appliedCommit(payload.review_id);
+    const first = await this.judge(payload, folder, id, applied);
+    if (first.validated) return first;
+    // A rejection is final, and the head it saw may predate the change (pushed a moment before the
+    // change was submitted, or not fetched yet): look once more, at a head resolved now.
+    return this.judge(payload, folder, id, applied);
+  }
+
+  /** The commit apply ran at, from the review's description; undefined for changes made otherwise. */
+  private async appliedCommit(reviewID: string): Promise<string | undefined> {
+    const { reviews, log } = this.deps;
+    if (!reviews) return undefined;
+    try {
+      const description = await reviews.description(reviewID);
+      return description === undefined ? undefined : appliedCommitOf(description);
+    } catch (error) {
+      log(`review ${reviewID}: cannot read its description (${(error as Error).message}); judging it without the commit it was applied from`);
+      return undefined;
+    }
+  }
+
+  private gitFailure(error: unknown): Verdict {
+    const reason = `could not read the git repository: ${(error as Error).message}`;
+    return this.deps.failOpen ? { validated: true, message: `Approved without a git check (failOpen): ${reason}`, debugLinks: [] } : reject(reason);
+  }
+
+  private async judge(payload: PrecommitPayload, folder: string, id: string, applied: Promise<string | undefined>): Promise<Verdict> {
     const { deps } = this;
     let state: DesiredState;
     try {
       state = await deps.source.read(folder, id);
     } catch (error) {
       if (!(error instanceof UpstreamError)) return reject(`the repository's file for ${folder}/${id} is invalid: ${describe(error)}`);
-      const reason = `could not read the git repository: ${(error as Error).message}`;
-      return deps.failOpen ? { validated: true, message: `Approved without a git check (failOpen): ${reason}`, debugLinks: [] } : reject(reason);
+      return this.gitFailure(error);
     }
     const links = deps.debugLinks?.(state) ?? [];
     const at = `${state.path} at ${state.commit.slice(0, 12)} on ${state.branch}`;
+    const commit = await applied;
+    if (commit !== undefined) {
+      let contained: boolean;
+      try {
+        contained = await deps.source.contains(state.commit, commit);
+      } catch (error) {
+        if (!(error instanceof UpstreamError)) throw error;
+        return this.gitFailure(error);
+      }
+      if (!contained) {
+        return {
+          validated: false,
+          message: `Rejected: the change was applied from commit ${commit.slice(0, 12)}, which ${state.branch} at ${state.commit.slice(0, 12)} does not contain; merge it into ${state.branch} (and push it where the bridge fetches from) first.`,
+          debugLinks: links,
+        };
+      }
+    }
     const proposed = payload.new_config !== undefined ? payload.new_config : payload.new_experiment;
     const old = payload.old_config !== undefined ? payload.old_config : payload.old_experiment;
 

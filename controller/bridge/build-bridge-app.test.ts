@@ -5,7 +5,7 @@ import { buildBridgeApp } from './build-bridge-app.js';
 function app() {
   const handled: PrecommitPayload[] = [];
   const service = new BridgeService({
-    source: { read: async () => ({ branch: 'main', commit: 'c'.repeat(40), path: 'gates/g.yaml', entity: undefined }) },
+    source: { read: async () => ({ branch: 'main', commit: 'c'.repeat(40), path: 'gates/g.yaml', entity: undefined }), contains: async () => true },
     console: { progress: async () => undefined, decide: async () => undefined },
     compare: () => [],
     policies: () => ({}),

@@ -2,7 +2,7 @@
  * GitDesiredState on a real temporary repository: what a decision reads at the branch head, one
  * read of the repository per head, and failures that are not remembered.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleGit } from 'simple-git';
@@ -25,15 +25,17 @@ async function commit(files: Record<string, string>): Promise<string> {
   return (await git.revparse(['HEAD'])).trim();
 }
 
-function source(branch = 'main', fetchWindowMs = 0): GitDesiredState {
+function source(branch = 'main', repoDir = dir): GitDesiredState {
   return new GitDesiredState({
-    repoDir: dir,
+    repoDir,
     branch,
     parse: (text) => parse(text) as Record<string, unknown>,
     parsePolicies: (text) => (parse(text) as { bridge?: Record<string, unknown> }).bridge ?? {},
-    // 0: every read resolves the head afresh (the tests commit between reads).
-    fetchWindowMs,
   });
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((r) => setTimeout(r, 10));
 }
 
 beforeEach(async () => {
@@ -63,8 +65,8 @@ describe('GitDesiredState', () => {
     await commit(files);
     const reads = vi.spyOn(GitRepoReader.prototype, 'read');
     try {
-      // Decisions within the fetch window share the head resolution, as deliveries of a burst do.
-      const state = source('main', 1000);
+      // Deliveries of one burst share one head resolution.
+      const state = source();
       const results = await Promise.all(Array.from({ length: 50 }, (_, i) => state.read('gates', `g${i}`)));
       expect(results.map((r) => r.entity?.['passPercentage'])).toEqual(Array.from({ length: 50 }, (_, i) => i));
       // One git read for the burst (reading file by file as decisions arrive was tried: at 500
@@ -81,7 +83,7 @@ describe('GitDesiredState', () => {
     for (let i = 0; i < 20; i++) files[`gates/g${i}.yaml`] = `id: g${i}\npassPercentage: ${i}\n`;
     await commit(files);
     const parsed: string[] = [];
-    const state = new GitDesiredState({ repoDir: dir, branch: 'main', fetchWindowMs: 0, parse: (text, path) => (parsed.push(path), parse(text) as Record<string, unknown>) });
+    const state = new GitDesiredState({ repoDir: dir, branch: 'main', parse: (text, path) => (parsed.push(path), parse(text) as Record<string, unknown>) });
     const reads = vi.spyOn(GitRepoReader.prototype, 'read');
     try {
       expect((await state.read('gates', 'g1')).entity).toEqual({ id: 'g1', passPercentage: 1 });
@@ -97,6 +99,64 @@ describe('GitDesiredState', () => {
     } finally {
       reads.mockRestore();
     }
+  });
+
+  it('resolves the head per decision: a commit made just before a read is the head that read judges against', async () => {
+    const state = new GitDesiredState({ repoDir: dir, branch: 'main', parse: (text) => parse(text) as Record<string, unknown> });
+    const first = await commit({ 'gates/a.yaml': 'id: a\npassPercentage: 1\n' });
+    expect(await state.read('gates', 'a')).toMatchObject({ commit: first, entity: { passPercentage: 1 } });
+    for (let i = 2; i <= 5; i++) {
+      const next = await commit({ 'gates/a.yaml': `id: a\npassPercentage: ${i}\n` });
+      expect(await state.read('gates', 'a')).toMatchObject({ commit: next, entity: { passPercentage: i } });
+    }
+  });
+
+  it('never answers a decision from a fetch that started before it arrived; decisions arriving meanwhile share one new fetch', async () => {
+    await commit({ 'gates/a.yaml': 'id: a\npassPercentage: 1\n' });
+    const clone = mkdtempSync(join(tmpdir(), 'flagops-desired-clone-'));
+    try {
+      await simpleGit().clone(dir, clone);
+      const first = await commit({ 'gates/a.yaml': 'id: a\npassPercentage: 2\n' });
+      // Holds each fetch of the clone just before it moves origin/main (refs read, not yet written)
+      // until the test opens the gate, counting the fetches that got that far.
+      const gate = join(clone, 'gate-open');
+      const calls = join(clone, 'fetches');
+      writeFileSync(
+        join(clone, '.git/hooks/reference-transaction'),
+        `#!/bin/sh\n[ "$1" = prepared ] || exit 0\necho >> '${calls}'\nwhile [ ! -f '${gate}' ]; do sleep 0.01; done\n`,
+        { mode: 0o755 },
+      );
+      const fetches = (): number => (existsSync(calls) ? readFileSync(calls, 'utf8').length : 0);
+      const state = source('main', clone);
+
+      const early = state.read('gates', 'a');
+      await until(() => fetches() === 1);
+      // Pushed while the first decision's fetch runs, before the next decisions arrive.
+      const second = await commit({ 'gates/a.yaml': 'id: a\npassPercentage: 3\n' });
+      const late = [state.read('gates', 'a'), state.read('gates', 'a'), state.read('gates', 'a')];
+      writeFileSync(gate, '');
+      expect(await early).toMatchObject({ commit: first, entity: { passPercentage: 2 } });
+      for (const state of await Promise.all(late)) expect(state).toMatchObject({ commit: second, entity: { passPercentage: 3 } });
+      expect(fetches()).toBe(2);
+    } finally {
+      rmSync(clone, { recursive: true, force: true });
+    }
+  });
+
+  it('tells whether the head contains a commit: itself and its ancestors do; a side branch and an unknown commit do not', async () => {
+    const base = await commit({ 'gates/a.yaml': 'id: a\n' });
+    const git = simpleGit(dir);
+    await git.checkoutLocalBranch('side');
+    const side = await commit({ 'gates/b.yaml': 'id: b\n' });
+    await git.checkout('main');
+    const head = await commit({ 'gates/c.yaml': 'id: c\n' });
+    const state = source();
+    expect(await state.contains(head, head)).toBe(true);
+    expect(await state.contains(head, base)).toBe(true);
+    expect(await state.contains(head, base.slice(0, 12))).toBe(true);
+    expect(await state.contains(head, side)).toBe(false);
+    expect(await state.contains(head, 'f'.repeat(40))).toBe(false);
+    expect(await state.contains(head, '--all')).toBe(false);
   });
 
   it('follows the head: a new commit is read as it is, files and policies', async () => {

@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { posix } from 'node:path';
+import { promisify } from 'node:util';
 import { simpleGit, type SimpleGit } from 'simple-git';
 import { deepFreeze } from '../core/deep-freeze.js';
 import { UpstreamError } from '../errors.js';
@@ -18,10 +20,9 @@ export interface GitDesiredStateOptions {
   parsePolicies?: (text: string) => BridgePolicies;
   /** Fetch the branch from `origin` before reading, when the clone has that remote. */
   fetch?: boolean;
-  /** Fetches are shared by decisions arriving within this window (ms). */
-  fetchWindowMs?: number;
-  clock?: () => number;
 }
+
+const execFileAsync = promisify(execFile);
 
 /** One file of a snapshot: its text by blob id, and what parsing it gave, once it was asked for. */
 interface SnapshotFile {
@@ -30,10 +31,12 @@ interface SnapshotFile {
   parsed?: { entity: Record<string, unknown> } | { error: unknown };
 }
 
-/** Reads an entity's desired state at the HEAD of the configured branch, fetched with simple-git. */
+/** Reads an entity's desired state at the head of the configured branch, resolved (and fetched) for each decision with simple-git. */
 export class GitDesiredState implements DesiredStateSource {
   private readonly git: SimpleGit;
-  private lastFetch: { at: number; done: Promise<string> } | undefined;
+  /** The head resolution asking git now, and the one decisions arriving meanwhile wait for. */
+  private running: { done: Promise<string> } | undefined;
+  private waiting: { done: Promise<string> } | undefined;
   private readonly snapshots = new Map<string, Promise<Map<string, SnapshotFile>>>();
   /** The last snapshot read: a new head reuses its unchanged files (text and parse) by blob id. */
   private latest: Map<string, SnapshotFile> | undefined;
@@ -44,21 +47,57 @@ export class GitDesiredState implements DesiredStateSource {
     this.git = simpleGit(options.repoDir);
   }
 
-  /** Resolves the commit of the branch head, fetching first when there is a remote. */
+  /**
+   * The head decisions share: a resolution not yet started takes every decision that arrives before
+   * it asks git. A decision arriving while one runs waits for the next, since the running one may have
+   * fetched before the change it judges was pushed; so there is at most one resolution running and
+   * one waiting, whatever the rate of decisions, and none answers from refs read before it arrived.
+   */
   private head(): Promise<string> {
-    const clock = this.options.clock ?? Date.now;
-    const window = this.options.fetchWindowMs ?? 1000;
-    if (this.lastFetch && clock() - this.lastFetch.at < window) return this.lastFetch.done;
-    const done = (async () => {
-      const remotes = await this.git.getRemotes();
-      const useRemote = this.options.fetch !== false && remotes.some((r) => r.name === 'origin');
-      if (useRemote) await this.git.fetch('origin', this.options.branch);
-      const ref = useRemote ? `origin/${this.options.branch}` : this.options.branch;
-      return (await this.git.revparse([`${ref}^{commit}`])).trim();
+    if (this.waiting) return this.waiting.done;
+    const previous = this.running?.done;
+    const resolution = {} as { done: Promise<string> };
+    resolution.done = (async () => {
+      await previous?.catch(() => undefined);
+      // Decisions of one burst (deliveries of the same tick) join before git is asked.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (this.waiting === resolution) this.waiting = undefined;
+      this.running = resolution;
+      try {
+        return await this.resolveHead();
+      } finally {
+        if (this.running === resolution) this.running = undefined;
+      }
     })();
-    this.lastFetch = { at: clock(), done };
-    done.catch(() => (this.lastFetch = undefined));
-    return done;
+    this.waiting = resolution;
+    return resolution.done;
+  }
+
+  /** Resolves the commit of the branch head, fetching first when there is a remote. */
+  private async resolveHead(): Promise<string> {
+    const remotes = await this.git.getRemotes();
+    const useRemote = this.options.fetch !== false && remotes.some((r) => r.name === 'origin');
+    if (useRemote) await this.git.fetch('origin', this.options.branch);
+    const ref = useRemote ? `origin/${this.options.branch}` : this.options.branch;
+    return (await this.git.revparse([`${ref}^{commit}`])).trim();
+  }
+
+  /**
+   * Whether `commit` is `head` or one of its ancestors (`git merge-base --is-ancestor`). A commit git
+   * does not know (not fetched yet, or from another repository) is not contained.
+   */
+  async contains(head: string, commit: string): Promise<boolean> {
+    // Only object names reach git: the commit comes from a review's description, which anyone may write.
+    if (!/^[0-9a-f]{4,64}$/.test(commit) || !/^[0-9a-f]{4,64}$/.test(head)) return false;
+    try {
+      await execFileAsync('git', ['merge-base', '--is-ancestor', commit, head], { cwd: this.options.repoDir });
+      return true;
+    } catch (error) {
+      // Exit 1: not an ancestor; 128: an object git does not have. Anything else is git failing.
+      const code = (error as { code?: unknown }).code;
+      if (code === 1 || code === 128) return false;
+      throw new UpstreamError(`git merge-base --is-ancestor ${commit.slice(0, 12)} ${head.slice(0, 12)} failed: ${String((error as Error).message).trim()}`);
+    }
   }
 
   async read(folder: string, id: string): Promise<DesiredState> {
