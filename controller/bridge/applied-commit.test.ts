@@ -7,6 +7,7 @@ describe('appliedCommitOf', () => {
   it("reads the commit from apply's review descriptions, with or without uncommitted edits on top", () => {
     expect(appliedCommitOf(`flagops apply: update gates/checkout (plan 0a1b2c3d4e5f, commit ${sha})`)).toBe(sha);
     expect(appliedCommitOf(`flagops apply: create dynamic_configs/pricing (plan 0a1b2c3d4e5f, commit ${sha}+dirty)`)).toBe(sha);
+    expect(appliedCommitOf(`flagops apply: update segments/staff (plan 0a1b2c3d4e5f, change 9f8e7d6c5b4a, commit ${sha})`)).toBe(sha);
     expect(appliedCommitOf(`flagops apply: drift experiments/e.x-1 (plan 0a1b2c3d4e5f, commit ${sha.slice(0, 7)})\n`)).toBe(sha.slice(0, 7));
   });
 
