@@ -4,6 +4,22 @@
 import { runCli } from './cli/cli.js';
 import { COMMANDS } from './cli/commands.js';
 
+/** One line from the terminal; undefined without one, at end of input, or when interrupted. */
+async function promptLine(question: string, signal: AbortSignal, interrupt: () => void): Promise<string | undefined> {
+  if (process.stdin.isTTY !== true) return undefined;
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  // Ctrl-C at the prompt reaches readline, not the process: it interrupts the command all the same.
+  rl.once('SIGINT', interrupt);
+  try {
+    return await rl.question(question, { signal });
+  } catch {
+    return undefined;
+  } finally {
+    rl.close();
+  }
+}
+
 const controller = new AbortController();
 const stop = (): void => controller.abort();
 process.once('SIGTERM', stop);
@@ -18,6 +34,7 @@ const code = await runCli(
     cwd: process.cwd(),
     isTTY: process.stdout.isTTY === true,
     signal: controller.signal,
+    prompt: (question) => promptLine(question, controller.signal, stop),
   },
   COMMANDS,
 );

@@ -28,14 +28,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('flagops apply (command)', () => {
   it("refuses an approver key that is the submitter's key, before touching the console", async () => {
     const out = io({ FLAGOPS_API_KEY: 'console-same', APPROVER: 'console-same' });
-    expect(await runCli(['apply', dir], out, [applyCommand])).toBe(1);
+    expect(await runCli(['apply', dir, '--auto-approve'], out, [applyCommand])).toBe(1);
     expect(out.err).toMatch(/approver key must belong to another user/);
     expect(out.err).toMatch(/APPROVER: holds the same key as FLAGOPS_API_KEY/);
   });
 
   it('names the approver variable when it is not set', async () => {
     const out = io({ FLAGOPS_API_KEY: 'console-a' });
-    expect(await runCli(['apply', dir], out, [applyCommand])).toBe(1);
+    expect(await runCli(['apply', dir, '--auto-approve'], out, [applyCommand])).toBe(1);
     expect(out.err).toMatch(/No approver key: set APPROVER/);
   });
 });

@@ -1,37 +1,26 @@
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { simpleGit } from 'simple-git';
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { ENTITY_SCHEMAS } from '../../schemas/index.js';
 import { exportable } from '../core/normalize.js';
 import { renderPlanText } from '../core/render-plan-text.js';
 import { apiKeyFromEnv } from '../config.js';
-import { InputError } from '../errors.js';
+import { ConflictError, InputError } from '../errors.js';
 import { applyRepo, type ApplyEvent, type ApplyReport } from '../reconcile/apply-service.js';
 import { ConsoleClient } from '../reconcile/console-client.js';
+import { parseSavedPlan, verifySavedPlan, type SavedPlan } from '../reconcile/saved-plan.js';
 import { adoptYaml } from '../source/adopt-yaml.js';
 import { FsRepoReader } from '../source/fs-repo-reader.js';
+import { gitCommitOf, worktreeProblems, worktreeState } from '../source/git-worktree-state.js';
 import { readRepoConfig } from '../source/load-repo.js';
-import { booleanOption, stringOption, type CliIO, type Command } from './command.js';
+import { booleanOption, stringOption, type CliIO, type Command, type ParsedArgs } from './command.js';
 import { intOption } from './cli-helpers.js';
-import { consoleClientFor, oneOf, repoDir } from './reconcile-options.js';
-
-/** Git commit of the repository directory (with `+dirty` for uncommitted changes), if it is a git repository. */
-export async function gitCommitOf(dir: string): Promise<string | undefined> {
-  try {
-    const git = simpleGit(dir);
-    if (!(await git.checkIsRepo())) return undefined;
-    const head = (await git.revparse(['HEAD'])).trim();
-    return (await git.status()).isClean() ? head : `${head}+dirty`;
-  } catch {
-    return undefined;
-  }
-}
+import { colorFor, consoleClientFor, oneOf, repoDir, targetsOption } from './reconcile-options.js';
 
 /** Progress for people: a bar on a terminal, one plain line per entity otherwise. */
 export function progressPrinter(io: CliIO, format: 'text' | 'json'): (event: ApplyEvent) => void {
   return (event) => {
     if (event.type === 'plan') {
-      if (format === 'text') io.stdout(renderPlanText(event.plan));
+      if (format === 'text') io.stdout(renderPlanText(event.plan, { color: colorFor(io) }));
       return;
     }
     if (event.type === 'waiting') {
@@ -48,19 +37,39 @@ export function progressPrinter(io: CliIO, format: 'text' | 'json'): (event: App
   };
 }
 
-export function renderApplyText(report: ApplyReport): string {
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+
+export function renderApplyText(report: ApplyReport, elapsedMs: number): string {
+  if (report.declined) return `\nApply cancelled: nothing was applied (plan ${report.planHash}).\n`;
   const counts = new Map<string, number>();
   for (const o of report.outcomes) counts.set(o.status, (counts.get(o.status) ?? 0) + 1);
   const lines = report.outcomes.filter((o) => o.status !== 'committed' && o.status !== 'written').map((o) => `  ${o.kind}/${o.id}: ${o.status} — ${o.message}`);
   const summary = [...counts].map(([status, n]) => `${n} ${status}`).join(', ') || 'nothing to do';
-  const after = report.replan.changes.length === 0 ? 'the console now matches the repository' : `${report.replan.changes.length} change(s) remain`;
-  return `\nApply (plan ${report.planHash}): ${summary}; ${after}.\n${lines.join('\n')}${lines.length ? '\n' : ''}`;
+  const remain = report.replan.changes.filter((c) => !report.outcomes.some((o) => o.kind === c.kind && o.id === c.id && o.status === 'adopted'));
+  const after =
+    remain.length === 0
+      ? 'the console now matches the repository'
+      : `${remain.length} change${remain.length === 1 ? '' : 's'} remain (${remain.map((c) => `${c.action} ${c.kind}/${c.id}`).join(', ')})`;
+  return `\nApply (plan ${report.planHash}): ${summary}; ${after}. Took ${seconds(elapsedMs)}.\n${lines.join('\n')}${lines.length ? '\n' : ''}`;
 }
+
+/** `apply FILE`: a positional that is a file (not a directory) is a plan saved by `flagops plan --out`. */
+async function savedPlanArg(args: ParsedArgs, io: CliIO): Promise<{ saved: SavedPlan; file: string } | undefined> {
+  const [first] = args.positionals;
+  if (first === undefined || args.positionals.length > 1) return undefined;
+  const path = resolve(io.cwd, first);
+  const info = await stat(path).catch(() => undefined);
+  if (!info?.isFile()) return undefined;
+  return { saved: parseSavedPlan(await readFile(path, 'utf8'), first), file: first };
+}
+
+const NO_TTY = "this is not a terminal, so apply cannot ask for confirmation: pass --auto-approve to apply without asking (CI), or apply a plan saved with flagops plan --out";
 
 export const applyCommand: Command = {
   name: 'apply',
   summary: 'Apply the config repository: review submissions, approval, validation, commit',
-  usage: `Usage: flagops apply [DIR] [--console URL] [--approver-key-env NAME] [--prune] [--force]
+  usage: `Usage: flagops apply [DIR | PLANFILE] [--auto-approve] [--console URL] [--approver-key-env NAME]
+                     [--prune] [--force] [--target KIND/ID ...] [--allow-dirty]
                      [--format text|json] [--wait-timeout SECONDS]
 
   Turns the plan into console changes: one review per gate, dynamic config, segment or experiment change
@@ -70,7 +79,18 @@ export const applyCommand: Command = {
   Layers, holdouts, AI configs and assignment sources are written directly. Creates go in dependency
   order, deletes in reverse; a failed entity blocks only its dependents. Drift follows the entity's
   policy (detect, heal, adopt). --prune deletes managed entities no file declares, refused above
-  prune.maxDeletes unless --force. Exit 0 only when every change is committed and the re-plan is empty.`,
+  prune.maxDeletes unless --force.
+  On a terminal apply shows the plan and asks "Apply these N changes? Only 'yes' will be accepted";
+  --auto-approve skips the question (CI); without a terminal apply refuses unless --auto-approve.
+  PLANFILE, written by flagops plan --out, is applied exactly, without a question: apply refuses it
+  (exit 1, naming what moved) when the repository's config files or the console changed since.
+  --target KIND/ID (repeatable) applies only those entities and says what it skips.
+  apply refuses a working tree with uncommitted config changes, or a HEAD that is not the branch's
+  upstream (origin/<branch>), which the bridge reads; --allow-dirty turns that into a warning.
+  SIGINT/SIGTERM stops apply and cancels the reviews it opened; a review an earlier, killed run left
+  open is resumed when it proposes the same change, canceled otherwise.
+  Exit 0 only when every change is committed and the re-plan is empty (reported drift is a change that
+  remains: exit 1).`,
   options: {
     console: { type: 'string' },
     'approver-key-env': { type: 'string' },
@@ -78,14 +98,38 @@ export const applyCommand: Command = {
     force: { type: 'boolean' },
     format: { type: 'string', default: 'text' },
     'wait-timeout': { type: 'string', default: '1800' },
+    'auto-approve': { type: 'boolean' },
+    target: { type: 'string', multiple: true },
+    'allow-dirty': { type: 'boolean' },
   },
   allowPositionals: true,
   async run(args, io) {
+    const started = Date.now();
     const format = oneOf(args, 'format', ['text', 'json']);
-    const dir = repoDir(args, io);
+    const fromFile = await savedPlanArg(args, io);
+    const saved = fromFile?.saved;
+    if (saved) {
+      const clash = (['prune', 'target'] as const).filter((o) => args.values[o] !== undefined);
+      if (clash.length > 0) throw new InputError('Invalid options.', clash.map((o) => ({ property: `--${o}`, errorMessage: `comes from the saved plan ${fromFile.file}; give it to flagops plan --out instead` })));
+      const url = stringOption(args, 'console');
+      if (url !== undefined && url.replace(/\/+$/, '') !== saved.console) {
+        throw new InputError('Invalid options.', [{ property: '--console', errorMessage: `the saved plan ${fromFile.file} was computed against ${saved.console}` }]);
+      }
+    }
+    const autoApprove = booleanOption(args, 'auto-approve');
+    if (!saved && !autoApprove && !io.isTTY) throw new InputError('Apply needs a confirmation.', [{ property: '--auto-approve', errorMessage: NO_TTY }]);
+    const dir = saved ? saved.directory : repoDir(args, io);
     const desired = new FsRepoReader(dir);
     const config = await readRepoConfig(desired);
-    const client = consoleClientFor(args, io, config);
+    const client = consoleClientFor(saved ? { ...args, values: { ...args.values, console: saved.console } } : args, io, config);
+    const state = await worktreeState(dir);
+    const problems = state ? worktreeProblems(state) : [];
+    if (problems.length > 0) {
+      if (!booleanOption(args, 'allow-dirty')) {
+        throw new ConflictError(`Refusing to apply: ${problems.join('; ')}. Or pass --allow-dirty to apply anyway.`);
+      }
+      for (const problem of problems) io.stderr(`warning: ${problem}.\n`);
+    }
     const approverEnv = stringOption(args, 'approver-key-env') ?? config.apply.approverKeyEnv;
     let approver: ConsoleClient | undefined;
     if (approverEnv !== undefined) {
@@ -98,10 +142,24 @@ export const applyCommand: Command = {
     }
     const report = await applyRepo({
       desired,
-      desiredLabel: args.positionals[0] ?? '.',
+      desiredLabel: saved ? String(saved.plan['desired'] ?? dir) : (args.positionals[0] ?? '.'),
       client,
       approver,
-      prune: booleanOption(args, 'prune'),
+      prune: saved ? saved.options.prune : booleanOption(args, 'prune'),
+      targets: saved ? saved.options.targets : targetsOption(args),
+      verify: saved ? (result, hash) => verifySavedPlan(saved, result, hash) : undefined,
+      confirm:
+        saved || autoApprove
+          ? undefined
+          : async (plan) => {
+              const n = plan.changes.length;
+              const answer = await io.prompt?.(`\nApply these ${n} change${n === 1 ? '' : 's'}? Only 'yes' will be accepted: `);
+              if (io.signal.aborted) throw new ConflictError('Interrupted: nothing was applied.');
+              if (answer === undefined) throw new InputError('Apply needs a confirmation.', [{ property: '--auto-approve', errorMessage: NO_TTY }]);
+              return answer.trim() === 'yes';
+            },
+      signal: io.signal,
+      canceler: client.detached(),
       force: booleanOption(args, 'force'),
       commit: await gitCommitOf(dir),
       waitTimeoutMs: intOption(args, 'wait-timeout', 1, 7 * 24 * 3600) * 1000,
@@ -116,8 +174,10 @@ export const applyCommand: Command = {
       },
     });
     if (format === 'json') {
-      io.stdout(`${JSON.stringify({ planHash: report.planHash, summary: report.plan.summary, outcomes: report.outcomes, replan: { summary: report.replan.summary, changes: report.replan.changes.length }, ok: report.ok }, null, 2)}\n`);
-    } else io.stdout(renderApplyText(report));
+      io.stdout(
+        `${JSON.stringify({ planHash: report.planHash, summary: report.plan.summary, outcomes: report.outcomes, replan: { summary: report.replan.summary, changes: report.replan.changes.length }, ...(report.declined ? { declined: true } : {}), elapsedMs: Date.now() - started, ok: report.ok }, null, 2)}\n`,
+      );
+    } else io.stdout(renderApplyText(report, Date.now() - started));
     return report.ok ? 0 : 1;
   },
 };

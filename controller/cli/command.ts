@@ -11,6 +11,11 @@ export interface CliIO {
   isTTY: boolean;
   /** Aborted on SIGTERM/SIGINT: long-running commands stop gracefully and resolve. */
   signal: AbortSignal;
+  /**
+   * Asks the person at the terminal and resolves with the line they type; undefined when stdin is not
+   * a terminal (or is closed), so a command never waits on a pipe.
+   */
+  prompt?(question: string): Promise<string | undefined>;
 }
 
 export type CliOptions = NonNullable<ParseArgsConfig['options']>;

@@ -3,18 +3,23 @@ import { renderPlanMarkdown } from '../core/render-plan-markdown.js';
 import { renderPlanText } from '../core/render-plan-text.js';
 import { formatDiagnostic } from '../core/render-diagnostics.js';
 import { InputError } from '../errors.js';
+import { planHash } from '../reconcile/apply-service.js';
 import { planAgainstConsole, planBetweenRefs, type PlanResult } from '../reconcile/plan-service.js';
+import { renderSavedPlan, savedPlanOf } from '../reconcile/saved-plan.js';
 import { FsRepoReader } from '../source/fs-repo-reader.js';
 import { GitRepoReader } from '../source/git-source.js';
 import { readRepoConfig } from '../source/load-repo.js';
 import { booleanOption, stringOption, type Command } from './command.js';
-import { consoleClientFor, oneOf, repoDir } from './reconcile-options.js';
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { gitCommitOf } from '../source/git-worktree-state.js';
+import { colorFor, consoleClientFor, oneOf, repoDir, targetsOption } from './reconcile-options.js';
 
 export const planCommand: Command = {
   name: 'plan',
   summary: 'Show what applying the config repository would change (or what a PR changes)',
   usage: `Usage: flagops plan [DIR] [--console URL] [--base REF [--head REF]] [--format text|markdown|json]
-                    [--detailed-exitcode] [--prune]
+                    [--detailed-exitcode] [--prune] [--target KIND/ID ...] [--out FILE]
 
   Compares the repository in DIR (default: the current directory) with the live console over its
   HTTP API (URL from flagops.yaml console.url or --console; key from the variable console.apiKeyEnv
@@ -23,6 +28,10 @@ export const planCommand: Command = {
   without a console: a pull-request preview.
   --format markdown is a pull-request comment; --format json is the contract of docs/plan-json.md.
   --prune plans deletes of live entities without a file that carry the managed tag (flagops.yaml prune).
+  --target KIND/ID (repeatable, e.g. gates/new_checkout) plans only those entities and says what it skips.
+  --out FILE saves the plan against the console, with the commit, each config file's hash and each
+  live entity's version, for flagops apply FILE (which refuses it once either side has moved).
+  Colours on a terminal, unless NO_COLOR is set.
   Exit codes: 0 success; 1 error; with --detailed-exitcode, 0 no changes, 2 changes.`,
   options: {
     console: { type: 'string' },
@@ -31,6 +40,8 @@ export const planCommand: Command = {
     format: { type: 'string', default: 'text' },
     'detailed-exitcode': { type: 'boolean' },
     prune: { type: 'boolean' },
+    target: { type: 'string', multiple: true },
+    out: { type: 'string' },
   },
   allowPositionals: true,
   async run(args, io) {
@@ -44,18 +55,27 @@ export const planCommand: Command = {
       throw new InputError('Invalid options.', [{ property: '--console', errorMessage: 'cannot be combined with --base: a ref comparison needs no console' }]);
     }
     const prune = booleanOption(args, 'prune');
+    const targets = targetsOption(args);
+    const out = stringOption(args, 'out');
+    if (out !== undefined && base !== undefined) throw new InputError('Invalid options.', [{ property: '--out', errorMessage: 'saves a plan against the console: it cannot be combined with --base' }]);
     let result: PlanResult;
     if (base !== undefined) {
       const desired = head !== undefined ? await GitRepoReader.open(dir, head) : new FsRepoReader(dir);
-      result = await planBetweenRefs({ desired, base: await GitRepoReader.open(dir, base), prune, desiredLabel: head !== undefined ? `git ${head}` : label });
+      result = await planBetweenRefs({ desired, base: await GitRepoReader.open(dir, base), prune, desiredLabel: head !== undefined ? `git ${head}` : label, targets });
     } else {
       const desired = new FsRepoReader(dir);
       const client = consoleClientFor(args, io, await readRepoConfig(desired));
-      result = await planAgainstConsole({ desired, client, prune, desiredLabel: label });
+      result = await planAgainstConsole({ desired, client, prune, desiredLabel: label, targets });
+      if (out !== undefined) {
+        const path = resolve(io.cwd, out);
+        const saved = savedPlanOf(result, { directory: dir, console: client.baseUrl, commit: await gitCommitOf(dir), prune, targets, planHash: planHash(result.plan), now: new Date() });
+        await writeFile(path, renderSavedPlan(saved));
+        io.stderr(`Plan ${saved.planHash} saved to ${out}: flagops apply ${out} applies exactly this plan.\n`);
+      }
     }
     for (const d of result.repo.diagnostics) io.stderr(`${formatDiagnostic(d)}\n`);
     const { plan } = result;
-    io.stdout(format === 'json' ? renderPlanJson(plan) : format === 'markdown' ? renderPlanMarkdown(plan) : renderPlanText(plan));
+    io.stdout(format === 'json' ? renderPlanJson(plan) : format === 'markdown' ? renderPlanMarkdown(plan) : renderPlanText(plan, { color: colorFor(io) }));
     return booleanOption(args, 'detailed-exitcode') && plan.changes.length > 0 ? 2 : 0;
   },
 };

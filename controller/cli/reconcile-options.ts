@@ -38,3 +38,15 @@ export function consoleClientFor(args: ParsedArgs, io: CliIO, config: Pick<RepoC
   }
   return new ConsoleClient({ baseUrl: url, apiKey: key, signal: io.signal });
 }
+
+/** ANSI colours only on a terminal, and never with NO_COLOR set (https://no-color.org). */
+export function colorFor(io: CliIO): boolean {
+  return io.isTTY && (io.env['NO_COLOR'] ?? '') === '';
+}
+
+/** `--target kind/id`, repeatable; checked against the repository and the console when planning. */
+export function targetsOption(args: ParsedArgs): string[] {
+  const value = args.values['target'];
+  const list = Array.isArray(value) ? value : value === undefined ? [] : [value];
+  return [...new Set(list.filter((v): v is string => typeof v === 'string'))];
+}

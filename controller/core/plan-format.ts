@@ -1,20 +1,36 @@
 /**
- * How plan values look in the text and markdown renderers: one line when short, pretty JSON or the
- * text's own lines when long, and a line diff when both sides span several lines.
+ * How plan values look in the text and markdown renderers: YAML, as the files are written — a scalar
+ * or a short list of scalars on one line, a rule, condition or value as a YAML block, a multi-line
+ * text as its own lines — and a line diff when both sides span several lines.
  */
+import { Document, isScalar, visit } from 'yaml';
 import type { FieldChange } from './diff.js';
 import { lineDiff } from './line-diff.js';
 import type { PlanAction, PlanSummary } from './plan.js';
 
 const SHORT = 80;
 
-/** Lines of a value: a multi-line string as its lines, JSON compact when short, else pretty-printed. */
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Mappings and lists of mappings read as YAML blocks, even when small: `name: x` lines, as the file has them. */
+const isBlock = (v: unknown): boolean => (isObject(v) && Object.keys(v).length > 0) || (Array.isArray(v) && v.some((item) => typeof item === 'object' && item !== null));
+
+/** A value as YAML text: lists of scalars in flow style (`[a, b]`) while short, everything else as blocks. */
+function toYaml(value: unknown): string {
+  const doc = new Document(value);
+  visit(doc, {
+    Seq(_key, node) {
+      if (node.items.every((item) => isScalar(item)) && JSON.stringify(node.toJSON()).length <= SHORT) node.flow = true;
+    },
+  });
+  return doc.toString({ lineWidth: 0, flowCollectionPadding: false }).replace(/\n$/, '');
+}
+
+/** Lines of a value: a multi-line string as its lines, a scalar or short list on one line, else a YAML block. */
 export function valueLines(value: unknown): string[] {
   if (value === undefined) return ['(absent)'];
   if (typeof value === 'string' && value.includes('\n')) return value.replace(/\n$/, '').split('\n');
-  const compact = JSON.stringify(value);
-  if (compact.length <= SHORT) return [compact];
-  return JSON.stringify(value, null, 2).split('\n');
+  return toYaml(value).split('\n');
 }
 
 /** Lines describing one field change: `op` is the leading marker, the rest is the payload. */
@@ -33,7 +49,7 @@ export function fieldLines(field: FieldChange): FieldLines {
   const op = hasOld && hasNew ? '~' : hasNew ? '+' : '-';
   const oldLines = hasOld ? valueLines(field.old) : [];
   const newLines = hasNew ? valueLines(field.new) : [];
-  if (oldLines.length <= 1 && newLines.length <= 1) {
+  if (oldLines.length <= 1 && newLines.length <= 1 && !isBlock(field.old) && !isBlock(field.new)) {
     return { op, path: field.path, inline: { ...(hasOld ? { old: oldLines[0] } : {}), ...(hasNew ? { new: newLines[0] } : {}) } };
   }
   if (op === '~') return { op, path: field.path, block: lineDiff(oldLines.join('\n'), newLines.join('\n')) };

@@ -158,3 +158,22 @@ export function buildPlan(desiredLabel: string, desired: readonly RepoEntity[], 
 }
 
 export const hasChanges = (plan: Plan): boolean => plan.changes.length > 0;
+
+/**
+ * The plan limited to the `--target` entities (`gates/x`), nothing else — not even what they depend
+ * on. What it leaves out is said in a warning, so a targeted apply never hides the rest of the drift.
+ */
+export function limitToTargets(plan: Plan, targets: readonly string[]): Plan {
+  if (targets.length === 0) return plan;
+  const wanted = new Set(targets);
+  const kept = plan.changes.filter((c) => wanted.has(`${c.kind}/${c.id}`));
+  const skipped = plan.changes.filter((c) => !wanted.has(`${c.kind}/${c.id}`)).map((c) => `${ACTION_WORD[c.action]} ${c.kind}/${c.id}`);
+  const summary: PlanSummary = { ...plan.summary, create: 0, update: 0, delete: 0, drift: 0 };
+  for (const change of kept) summary[change.action]++;
+  // The mass-delete warning counts every delete; it stands only while the targets keep them all.
+  const warnings = summary.delete === plan.summary.delete ? [...plan.warnings] : plan.warnings.filter((w) => !w.includes('prune.maxDeletes'));
+  if (skipped.length > 0) warnings.push(`--target: ${skipped.length} change${skipped.length === 1 ? '' : 's'} outside the targets skipped: ${skipped.join(', ')}.`);
+  return { ...plan, summary, changes: kept, warnings };
+}
+
+const ACTION_WORD: Readonly<Record<PlanAction, string>> = { create: 'create', update: 'update', delete: 'delete', drift: 'drift' };

@@ -3,7 +3,21 @@ import type { Plan, PlanChange } from './plan.js';
 
 const INDENT = '    ';
 
-function changeHeader(change: PlanChange): string {
+export interface PlanTextOptions {
+  /** ANSI colours (a terminal without NO_COLOR); plain text otherwise. */
+  color?: boolean;
+}
+
+type Paint = (marker: string, text: string) => string;
+
+const SGR: Readonly<Record<string, string>> = { '+': '32', '-': '31', '~': '33', '!': '35', bold: '1', dim: '2' };
+
+const painter = (color: boolean): Paint => (marker, text) => {
+  const code = SGR[marker];
+  return color && code !== undefined && text !== '' ? `\u001b[${code}m${text}\u001b[0m` : text;
+};
+
+function changeHeader(change: PlanChange, paint: Paint): string {
   const where = change.file !== null ? ` (${change.file})` : '';
   const note =
     change.action === 'delete'
@@ -11,33 +25,35 @@ function changeHeader(change: PlanChange): string {
       : change.action === 'drift'
         ? ` changed in the console${change.drift?.lastModifier ? ` by ${change.drift.lastModifier}` : ''}, not through git${change.drift ? ` (drift policy: ${change.drift.policy})` : ''}`
         : '';
-  return `${ACTION_MARK[change.action]} ${change.kind}/${change.id}${where}${note}`;
+  const mark = ACTION_MARK[change.action];
+  return `${paint(mark, mark)} ${paint('bold', `${change.kind}/${change.id}`)}${where}${note}`;
 }
 
-/** The terminal plan: terraform-like `+ create / ~ update / - delete / ! drift`, field by field, and a summary line. */
-export function renderPlanText(plan: Plan): string {
+/** The terminal plan: terraform-like `+ create / ~ update / - delete / ! drift`, field by field as YAML, and a summary line. */
+export function renderPlanText(plan: Plan, options: PlanTextOptions = {}): string {
+  const paint = painter(options.color === true);
   const lines: string[] = [`flagops plan: ${plan.desired} compared with ${plan.live}`, ''];
   for (const change of plan.changes) {
-    lines.push(changeHeader(change));
+    lines.push(changeHeader(change, paint));
     if (change.action !== 'delete') {
       for (const field of change.fields) {
         const f = fieldLines(field);
         if (f.inline) {
-          const value = f.op === '~' ? `${f.inline.old} → ${f.inline.new}` : (f.inline.new ?? f.inline.old ?? '');
-          lines.push(`${INDENT}${f.op} ${f.path}: ${value}`);
+          const value = f.op === '~' ? `${paint('-', f.inline.old ?? '')} → ${paint('+', f.inline.new ?? '')}` : paint(f.op, f.inline.new ?? f.inline.old ?? '');
+          lines.push(`${INDENT}${paint(f.op, f.op)} ${f.path}: ${value}`);
         } else {
-          lines.push(`${INDENT}${f.op} ${f.path}:`);
-          for (const line of f.block ?? []) lines.push(`${INDENT}  ${line.op} ${line.text}`.trimEnd());
+          lines.push(`${INDENT}${paint(f.op, f.op)} ${f.path}:`);
+          for (const line of f.block ?? []) lines.push(paint(line.op, `${INDENT}  ${line.op} ${line.text}`.trimEnd()));
         }
       }
     }
     lines.push('');
   }
   if (plan.changes.length === 0) lines.push(`No changes: ${plan.live} matches ${plan.desired}.`, '');
-  for (const warning of plan.warnings) lines.push(`warning: ${warning}`);
+  for (const warning of plan.warnings) lines.push(`${paint('!', 'warning:')} ${warning}`);
   if (plan.summary.untracked > 0) {
     lines.push(`note: ${plan.summary.untracked} live entit${plan.summary.untracked === 1 ? 'y' : 'ies'} without a file left alone (pruning is off, or not tagged as managed).`);
   }
-  lines.push(`Plan: ${summaryText(plan.summary)}.`);
+  lines.push(`${paint('bold', 'Plan:')} ${summaryText(plan.summary)}.`);
   return `${lines.join('\n')}\n`;
 }

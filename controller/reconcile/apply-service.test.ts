@@ -60,7 +60,7 @@ describe('applyRepo', () => {
     expect(gate).toMatchObject({ status: 'committed', reviewID: expect.any(String) });
     expect(report.outcomes.find((o) => o.kind === 'layers')).toMatchObject({ status: 'written' });
     const review = (await client.request('GET', `/console/v1/reviews/${gate!.reviewID}`)).data as Record<string, unknown>;
-    expect(review['description']).toContain(`plan ${report.planHash}, commit abc123`);
+    expect(review['description']).toMatch(new RegExp(`plan ${report.planHash}, change [0-9a-f]{12}, commit abc123`));
     expect(review['status']).toBe('committed');
     const live = (await client.request('GET', '/console/v1/gates/new_checkout')).data as Record<string, unknown>;
     expect(live['tags']).toContain('flagops-managed');

@@ -4,10 +4,10 @@ import { REVIEW_MAX_WAIT_MS } from '../../schemas/review.js';
 import { referencesOf } from '../core/cross-references.js';
 import type { Plan, PlanChange } from '../core/plan.js';
 import type { RepoEntity } from '../core/repo-entity.js';
-import { ConflictError, DomainError, InputError } from '../errors.js';
+import { ConflictError, DomainError, InputError, NotFoundError } from '../errors.js';
 import type { RepoReader } from '../source/repo-reader.js';
 import type { ConsoleClient, JsonObject } from './console-client.js';
-import { planAgainstConsole } from './plan-service.js';
+import { planAgainstConsole, type PlanResult } from './plan-service.js';
 
 /** Kinds the console changes through reviews; the others are written directly. */
 const REVIEWED = new Set(['gates', 'dynamic_configs', 'segments', 'experiments']);
@@ -51,6 +51,21 @@ export interface ApplyInput {
   concurrency?: number;
   sleep?: (ms: number) => Promise<void>;
   clock?: () => number;
+  /** `--target kind/id`: only these entities are applied. */
+  targets?: readonly string[];
+  /**
+   * Checked after planning, before anything is written: a saved plan throws here when the repository
+   * or the console moved since it was made.
+   */
+  verify?: (result: PlanResult, hash: string) => void;
+  /** Asked once the plan is shown and before anything is written; false applies nothing. */
+  confirm?: (plan: Plan, hash: string) => Promise<boolean>;
+  /**
+   * Aborted on SIGINT/SIGTERM: apply stops, and cancels the reviews it opened that are not final
+   * through `canceler` (a client of the same user that this signal does not abort).
+   */
+  signal?: AbortSignal;
+  canceler?: ConsoleClient;
 }
 
 export interface ApplyReport {
@@ -59,7 +74,20 @@ export interface ApplyReport {
   outcomes: EntityOutcome[];
   /** The plan after applying: empty when everything was applied. */
   replan: Plan;
+  /** True when the confirmation was declined: nothing was written. */
+  declined?: boolean;
   ok: boolean;
+}
+
+/** The review statuses from which a review can still be committed or canceled. */
+const OPEN_STATUSES = ['pending', 'approved', 'pending_webhook_validation', 'approved_webhook_validation', 'validation_timed_out'];
+
+/** Reviews apply opens are recognised by their description: `flagops apply: update gates/x (plan …, change …, …)`. */
+const OWN_REVIEW = /^flagops apply: (\w+) ([a-z_]+)\/(\S+) \(plan [0-9a-f]+, change ([0-9a-f]+)/;
+
+/** The identity of one change: the same change of the same entity from the same live state. */
+export function changeHash(change: PlanChange): string {
+  return createHash('sha256').update(JSON.stringify([change.kind, change.id, change.action, change.fields])).digest('hex').slice(0, 12);
 }
 
 const entryOf = (folder: string): EntitySchemaEntry => {
@@ -88,17 +116,34 @@ function topLevelKey(path: string): string {
 export async function applyRepo(input: ApplyInput): Promise<ApplyReport> {
   const sleep = input.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const clock = input.clock ?? Date.now;
-  const { plan, repo } = await planAgainstConsole({ desired: input.desired, client: input.client, prune: input.prune, desiredLabel: input.desiredLabel });
+  const interrupted = (): boolean => input.signal?.aborted === true;
+  let planned: PlanResult;
+  try {
+    planned = await planAgainstConsole({ desired: input.desired, client: input.client, prune: input.prune, desiredLabel: input.desiredLabel, targets: input.targets });
+  } catch (error) {
+    if (interrupted()) throw new ConflictError('Interrupted while planning: nothing was applied.');
+    throw error;
+  }
+  const { plan, repo } = planned;
   const hash = planHash(plan);
+  input.verify?.(planned, hash);
   input.onEvent?.({ type: 'plan', plan, hash });
   const maxDeletes = repo.config.prune.maxDeletes;
   if (plan.summary.delete > maxDeletes && !input.force) {
     throw new ConflictError(`Refusing to delete ${plan.summary.delete} entities: more than prune.maxDeletes (${maxDeletes}). Check the plan, then re-run with --force.`);
   }
+  if (plan.changes.length > 0 && input.confirm && !(await input.confirm(plan, hash))) {
+    return { plan, planHash: hash, outcomes: [], replan: plan, declined: true, ok: false };
+  }
+  // Reviews this run opened or resumed that may still be open: canceled if the run is interrupted.
+  const opened = new Map<string, string>();
+  const leftovers = await ownOpenReviews(input.client, plan, planned.identity).catch((error: unknown) => {
+    throw interrupted() ? new ConflictError('Interrupted: nothing was applied.') : error;
+  });
   const managedTag = repo.config.prune.managedTag;
   const files = new Map(repo.entities.map((e) => [`${e.folder}/${e.id}`, e]));
   const description = (change: PlanChange): string =>
-    `flagops apply: ${change.action} ${change.kind}/${change.id} (plan ${hash}${input.commit ? `, commit ${input.commit}` : ''})`;
+    `flagops apply: ${change.action} ${change.kind}/${change.id} (plan ${hash}, change ${changeHash(change)}${input.commit ? `, commit ${input.commit}` : ''})`;
 
   const outcomes = new Map<string, EntityOutcome>();
   const failed = new Set<string>();
@@ -144,19 +189,36 @@ export async function applyRepo(input: ApplyInput): Promise<ApplyReport> {
 
   const viaReview = async (entry: EntitySchemaEntry, change: PlanChange, entity: RepoEntity | undefined): Promise<EntityOutcome> => {
     const path = `/console/v1/${entry.folder}/${encodeURIComponent(change.id)}`;
-    const submit: JsonObject = { description: description(change) };
-    if (change.action === 'create') Object.assign(submit, { action: 'create', change: bodyFor(entry, entity!, 'all') });
-    else if (change.action === 'delete') submit['action'] = 'delete';
-    else submit['change'] = bodyFor(entry, entity!, [...new Set(change.fields.map((f) => topLevelKey(f.path)))]);
-    let review = (await input.client.request('POST', `${path}/reviews`, submit)).data ?? {};
+    // An earlier run's review of this very change is resumed; one of another change is canceled, so
+    // the entity never has two of apply's reviews open.
+    const earlier = leftovers.get(`${change.kind}/${change.id}`) ?? [];
+    let review: JsonObject | undefined = earlier.find((r) => r.changeHash === changeHash(change))?.review;
+    for (const old of earlier) if (old.review !== review) await cancelReview(input.client, path, String(old.review['reviewID']));
+    const resumed = review !== undefined;
+    if (!review) {
+      const submit: JsonObject = { description: description(change) };
+      if (change.action === 'create') Object.assign(submit, { action: 'create', change: bodyFor(entry, entity!, 'all') });
+      else if (change.action === 'delete') submit['action'] = 'delete';
+      else submit['change'] = bodyFor(entry, entity!, [...new Set(change.fields.map((f) => topLevelKey(f.path)))]);
+      review = (await input.client.request('POST', `${path}/reviews`, submit)).data ?? {};
+    }
     const reviewID = String(review['reviewID']);
+    opened.set(reviewID, path);
     const base = { kind: change.kind, id: change.id, action: change.action, reviewID };
+    const status = (): string => String(review?.['status']);
 
-    if (input.approver) review = (await input.approver.request('PUT', `${path}/reviews/${reviewID}/approve`, { comment: `flagops apply plan ${hash}` })).data ?? {};
-    else review = await waitWhile(change, reviewID, 'pending', reviewersNote(entity), true);
-    const status = (): string => String(review['status']);
-    if (status() === 'pending') return { ...base, status: 'waiting', message: `review ${reviewID} still waits for approval` };
-    if (status() !== 'approved') return { ...base, status: 'failed', message: `review ${reviewID} was ${status()}` };
+    const waitsOn = reviewersNote(entity);
+    if (status() === 'pending') {
+      if (input.approver) review = (await input.approver.request('PUT', `${path}/reviews/${reviewID}/approve`, { comment: `flagops apply plan ${hash}` })).data ?? {};
+      else review = await waitWhile(change, reviewID, 'pending', waitsOn, true);
+    }
+    if (status() === 'pending') return { ...base, status: 'waiting', message: `review ${reviewID}${resumed ? ' (from an earlier run)' : ''} still waits for ${waitsOn}` };
+    if (status() === 'pending_webhook_validation') review = await waitWhile(change, reviewID, 'pending_webhook_validation', 'pre-commit webhook validation', true);
+    if (status() === 'pending_webhook_validation') return { ...base, status: 'waiting', message: `review ${reviewID} (from an earlier run) still pending validation` };
+    if (!['approved', 'approved_webhook_validation', 'validation_timed_out', 'committed'].includes(status())) {
+      return { ...base, status: 'failed', message: `review ${reviewID} was ${status()}` };
+    }
+    if (status() === 'committed') return { ...base, status: 'committed', message: `committed through review ${reviewID}` };
 
     // The console holds this commit while the pre-commit validation it starts runs, and completes it
     // when the webhook approves: one request instead of commit, long poll, commit.
@@ -181,6 +243,7 @@ export async function applyRepo(input: ApplyInput): Promise<ApplyReport> {
   };
 
   const run = async (change: PlanChange): Promise<void> => {
+    if (interrupted()) return;
     const key = `${change.kind}/${change.id}`;
     const entity = files.get(key);
     const blockers = change.action === 'delete' ? dependentsOf(change, plan, failed) : referencesOf(entity?.data ?? {}).map((r) => `${r.folder}/${r.id}`).filter((r) => failed.has(r));
@@ -201,6 +264,8 @@ export async function applyRepo(input: ApplyInput): Promise<ApplyReport> {
       }
       record(REVIEWED.has(change.kind) ? await viaReview(entry, change, entity) : await direct(entry, change, entity));
     } catch (error) {
+      // An interrupted request is the run stopping, not this entity failing.
+      if (interrupted()) return;
       if (!(error instanceof DomainError)) throw error;
       record({ kind: change.kind, id: change.id, action: change.action, status: 'failed', message: error.message });
     }
@@ -211,14 +276,68 @@ export async function applyRepo(input: ApplyInput): Promise<ApplyReport> {
   const deletes = plan.changes.filter((c) => c.action === 'delete');
   for (const entry of ENTITY_SCHEMAS) await runAll(writes.filter((c) => c.kind === entry.folder), run, input.concurrency ?? 8);
   for (const entry of [...ENTITY_SCHEMAS].reverse()) await runAll(deletes.filter((c) => c.kind === entry.folder), run, input.concurrency ?? 8);
+  if (interrupted()) {
+    const canceled = await cancelOpened(input.canceler ?? input.client, opened);
+    throw new ConflictError(`Interrupted: apply stopped before finishing${canceled.length > 0 ? `; canceled its open review${canceled.length === 1 ? '' : 's'} ${canceled.join(', ')}` : ''}. Nothing else was written; run apply again to continue.`);
+  }
 
   // Against the files as they were applied: an edit saved meanwhile belongs to the next run (watch
   // replans on it), not to this run's verdict.
-  const { plan: replan } = await planAgainstConsole({ desired: input.desired, loaded: repo, client: input.client, prune: input.prune, desiredLabel: input.desiredLabel });
+  let replan: Plan;
+  try {
+    ({ plan: replan } = await planAgainstConsole({ desired: input.desired, loaded: repo, client: input.client, prune: input.prune, desiredLabel: input.desiredLabel, targets: input.targets }));
+  } catch (error) {
+    if (interrupted()) throw new ConflictError('Interrupted during the re-plan, after every change was made: run flagops plan to check the result.');
+    throw error;
+  }
   const list = plan.changes.map((c) => outcomes.get(`${c.kind}/${c.id}`)!).filter(Boolean);
-  const settled = list.every((o) => o.status === 'committed' || o.status === 'written' || o.status === 'reported' || o.status === 'adopted');
-  const onlyReported = replan.changes.every((c) => c.action === 'drift' && list.some((o) => o.kind === c.kind && o.id === c.id && (o.status === 'reported' || o.status === 'adopted')));
-  return { plan, planHash: hash, outcomes: list, replan, ok: settled && onlyReported };
+  const settled = list.every((o) => o.status === 'committed' || o.status === 'written' || o.status === 'adopted');
+  // An adopted drift is settled in the working tree (the re-plan reads the files as they were applied);
+  // a reported one is a change that remains.
+  const onlyAdopted = replan.changes.every((c) => c.action === 'drift' && list.some((o) => o.kind === c.kind && o.id === c.id && o.status === 'adopted'));
+  return { plan, planHash: hash, outcomes: list, replan, ok: settled && onlyAdopted };
+}
+
+interface OwnReview {
+  changeHash: string;
+  review: JsonObject;
+}
+
+/**
+ * Reviews an earlier apply of this user left open (interrupted, killed, or timed out waiting) for the
+ * entities of this plan, by `kind/id`. One list request, and only when the plan has reviewed changes.
+ */
+async function ownOpenReviews(client: ConsoleClient, plan: Plan, identity: string | undefined): Promise<Map<string, OwnReview[]>> {
+  const found = new Map<string, OwnReview[]>();
+  if (!plan.changes.some((c) => REVIEWED.has(c.kind))) return found;
+  const inPlan = new Set(plan.changes.map((c) => `${c.kind}/${c.id}`));
+  const reviews = await client.listAll<JsonObject>(`/console/v1/reviews?status=${OPEN_STATUSES.join(',')}`);
+  for (const review of reviews) {
+    const match = OWN_REVIEW.exec(String(review['description'] ?? ''));
+    if (!match || (identity !== undefined && String(review['submitter'] ?? '').toLowerCase() !== identity.toLowerCase())) continue;
+    const key = `${match[2]}/${match[3]}`;
+    if (!inPlan.has(key)) continue;
+    found.set(key, [...(found.get(key) ?? []), { changeHash: match[4]!, review }]);
+  }
+  return found;
+}
+
+/** Cancels a review; one that reached a final state meanwhile (409) or is gone (404) needs nothing. */
+async function cancelReview(client: ConsoleClient, path: string, reviewID: string): Promise<boolean> {
+  try {
+    await client.request('DELETE', `${path}/reviews/${encodeURIComponent(reviewID)}`);
+    return true;
+  } catch (error) {
+    if (error instanceof ConflictError || error instanceof NotFoundError) return false;
+    throw error;
+  }
+}
+
+/** After an interruption: every review the run opened that is still open is canceled; their ids. */
+async function cancelOpened(client: ConsoleClient, opened: ReadonlyMap<string, string>): Promise<string[]> {
+  const canceled: string[] = [];
+  for (const [reviewID, path] of opened) if (await cancelReview(client, path, reviewID)) canceled.push(reviewID);
+  return canceled;
 }
 
 /** Who a review waits on: the gate's allowed reviewers when it names them, else anyone with approve_reviews. */

@@ -48,6 +48,11 @@ export class ConsoleClient {
     this.pageSize = options.pageSize ?? 1000;
   }
 
+  /** The same user's client without the abort signal: the requests that clean up after an interruption. */
+  detached(): ConsoleClient {
+    return new ConsoleClient({ ...this.options, signal: undefined });
+  }
+
   /** Sends one request; resolves with the response envelope, throws a domain error for any non-2xx. */
   async request<T = JsonObject>(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<Envelope<T>> {
     const url = new URL(path, `${this.baseUrl}/`);

@@ -1,5 +1,5 @@
 import { ENTITY_SCHEMAS } from '../../schemas/index.js';
-import { buildPlan, type LiveEntity, type LiveState, type Plan } from '../core/plan.js';
+import { buildPlan, limitToTargets, type LiveEntity, type LiveState, type Plan } from '../core/plan.js';
 import type { Diagnostic } from '../core/repo-entity.js';
 import { formatDiagnostic } from '../core/render-diagnostics.js';
 import { InputError } from '../errors.js';
@@ -11,6 +11,10 @@ export interface PlanResult {
   plan: Plan;
   /** The desired repository as loaded (its warnings are worth showing). */
   repo: LoadedRepo;
+  /** What the plan was compared with (a saved plan records each live entity's version). */
+  live: LiveState;
+  /** The console user of the client, for a plan against a console. */
+  identity?: string;
 }
 
 export interface PlanInput {
@@ -21,6 +25,26 @@ export interface PlanInput {
   desiredLabel?: string;
   /** The repository as already loaded from `desired` (apply's re-plan checks what it applied). */
   loaded?: LoadedRepo;
+  /** `--target kind/id`: only these entities' changes are planned. */
+  targets?: readonly string[];
+}
+
+/**
+ * `--target` values must name an entity of a known kind that the repository or the live side has: a
+ * typo would otherwise plan nothing and look like success.
+ */
+export function checkTargets(targets: readonly string[], repo: LoadedRepo, live: LiveState): void {
+  const errors = targets.flatMap((target) => {
+    const slash = target.indexOf('/');
+    const folder = target.slice(0, slash);
+    const id = target.slice(slash + 1);
+    if (slash <= 0 || id === '' || !ENTITY_SCHEMAS.some((e) => e.folder === folder)) {
+      return [{ property: '--target', errorMessage: `'${target}' is not KIND/ID with KIND one of ${ENTITY_SCHEMAS.map((e) => e.folder).join(', ')}` }];
+    }
+    const known = repo.entities.some((e) => e.folder === folder && e.id === id) || (live.entities.get(folder) ?? []).some((e) => e.id === id);
+    return known ? [] : [{ property: '--target', errorMessage: `'${target}' is neither declared by a file nor present in ${live.label}` }];
+  });
+  if (errors.length > 0) throw new InputError('Invalid option.', errors);
 }
 
 /** An invalid repository is never planned: every error, placed at file:line:col, becomes the InputError's list. */
@@ -84,7 +108,9 @@ async function planWith(input: PlanInput, readLive: () => Promise<LiveState>, id
           identity: identityResult.value,
           policyOf: (folder: string, id: string) => fileDrift.get(`${folder}/${id}`) ?? driftConfig.entities[`${folder}/${id}`] ?? driftConfig.default,
         };
-  return { plan: buildPlan(input.desiredLabel ?? repo.label, repo.entities, live, { prune, drift }), repo };
+  if (input.targets && input.targets.length > 0) checkTargets(input.targets, repo, live);
+  const plan = buildPlan(input.desiredLabel ?? repo.label, repo.entities, live, { prune, drift });
+  return { plan: limitToTargets(plan, input.targets ?? []), repo, live, ...(identityResult.value === undefined ? {} : { identity: identityResult.value }) };
 }
 
 /** What applying the repository would change in the console. */
