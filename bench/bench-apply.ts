@@ -154,12 +154,11 @@ async function round(dir: string, profile: boolean): Promise<Round> {
       concurrency: CONCURRENCY,
       pollIntervalMs: 20,
     });
-  /** Commits the files, then waits for the bridge, which re-resolves the branch head at most once a second. */
+  /** Commits the files; the bridge resolves the branch head for each decision, so apply may follow at once. */
   const commitFiles = async (files: Map<string, string>, message: string): Promise<void> => {
     for (const [f, text] of files) writeFileSync(join(repo, f), text);
     await git.add(['-A']);
     await git.commit(message);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
   };
   // Warm-up: the warm-up commits' gates, one apply each, with the bench gates not yet in the tree.
   for (const [w, files] of warmCommits.entries()) {

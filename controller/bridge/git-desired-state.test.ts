@@ -152,6 +152,7 @@ describe('GitDesiredState', () => {
     const head = await commit({ 'gates/c.yaml': 'id: c\n' });
     const state = source();
     expect(await state.contains(head, head)).toBe(true);
+    expect(await Promise.all([state.contains(head, base), state.contains(head, base)])).toEqual([true, true]);
     expect(await state.contains(head, base)).toBe(true);
     expect(await state.contains(head, base.slice(0, 12))).toBe(true);
     expect(await state.contains(head, side)).toBe(false);

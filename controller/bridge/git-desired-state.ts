@@ -40,6 +40,8 @@ export class GitDesiredState implements DesiredStateSource {
   private readonly snapshots = new Map<string, Promise<Map<string, SnapshotFile>>>();
   /** The last snapshot read: a new head reuses its unchanged files (text and parse) by blob id. */
   private latest: Map<string, SnapshotFile> | undefined;
+  /** `${head} ${commit}` pairs being checked for ancestry, or found to be ancestors. */
+  private readonly contained = new Map<string, Promise<boolean>>();
   /** flagops.yaml's policies by commit: parsed once, not once per decision. */
   private readonly policies = new Map<string, BridgePolicies | undefined>();
 
@@ -84,11 +86,27 @@ export class GitDesiredState implements DesiredStateSource {
 
   /**
    * Whether `commit` is `head` or one of its ancestors (`git merge-base --is-ancestor`). A commit git
-   * does not know (not fetched yet, or from another repository) is not contained.
+   * does not know (not fetched yet, or from another repository) is not contained. A burst of decisions
+   * names one commit and sees one head: they share one git call, and a yes is remembered.
    */
-  async contains(head: string, commit: string): Promise<boolean> {
+  contains(head: string, commit: string): Promise<boolean> {
     // Only object names reach git: the commit comes from a review's description, which anyone may write.
-    if (!/^[0-9a-f]{4,64}$/.test(commit) || !/^[0-9a-f]{4,64}$/.test(head)) return false;
+    if (!/^[0-9a-f]{4,64}$/.test(commit) || !/^[0-9a-f]{4,64}$/.test(head)) return Promise.resolve(false);
+    const key = `${head} ${commit}`;
+    let known = this.contained.get(key);
+    if (!known) {
+      known = this.isAncestor(commit, head);
+      this.contained.set(key, known);
+      known.then(
+        (yes) => yes || this.contained.delete(key),
+        () => this.contained.delete(key),
+      );
+      if (this.contained.size > 64) this.contained.delete(this.contained.keys().next().value as string);
+    }
+    return known;
+  }
+
+  private async isAncestor(commit: string, head: string): Promise<boolean> {
     try {
       await execFileAsync('git', ['merge-base', '--is-ancestor', commit, head], { cwd: this.options.repoDir });
       return true;
