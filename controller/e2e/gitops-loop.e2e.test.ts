@@ -136,7 +136,7 @@ afterAll(async () => {
 
 describe('the GitOps loop', () => {
   it('applies committed YAML through reviews, the webhook and the bridge, leaving an empty plan', async () => {
-    const result = await run(['apply', repo, '--console', console_.url]);
+    const result = await run(['apply', repo, '--auto-approve', '--console', console_.url]);
     expect(result.code, result.stderr.slice(-3000)).toBe(0);
     expect(result.stdout).toMatch(/4 committed, 1 written; the console now matches the repository/);
     const committed = await reviewsOf('committed');
@@ -151,7 +151,7 @@ describe('the GitOps loop', () => {
 
   it('applying twice changes nothing', async () => {
     const before = (await api('GET', '/console/v1/audit_logs?limit=1')).json['pagination'] as Record<string, unknown>;
-    const result = await run(['apply', repo, '--console', console_.url, '--format', 'json']);
+    const result = await run(['apply', repo, '--auto-approve', '--console', console_.url, '--format', 'json']);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ outcomes: [], ok: true, replan: { changes: 0 } });
     const after = (await api('GET', '/console/v1/audit_logs?limit=1')).json['pagination'] as Record<string, unknown>;
@@ -185,7 +185,7 @@ describe('the GitOps loop', () => {
     const changes = (JSON.parse(plan.stdout) as { changes: { kind: string; id: string; action: string }[] }).changes;
     expect(changes.map((c) => `${c.action} ${c.kind}/${c.id}`)).toEqual(['drift gates/checkout', 'drift gates/search', 'drift dynamic_configs/pricing']);
 
-    const applied = await run(['apply', repo, '--console', console_.url]);
+    const applied = await run(['apply', repo, '--auto-approve', '--console', console_.url]);
     expect(applied.stderr).toMatch(/gates\/checkout drift: committed/);
     expect(applied.stderr).toMatch(/gates\/search drift: reported/);
     expect(applied.stderr).toMatch(/dynamic_configs\/pricing drift: adopted/);
@@ -201,7 +201,7 @@ describe('the GitOps loop', () => {
     unlinkSync(join(repo, 'gates/search.yaml'));
     unlinkSync(join(repo, 'layers/checkout_layer.yaml'));
     await commitAll('remove two entities');
-    const result = await run(['apply', repo, '--console', console_.url, '--prune']);
+    const result = await run(['apply', repo, '--auto-approve', '--console', console_.url, '--prune']);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/Refusing to delete 2 entities: more than prune.maxDeletes \(1\)/);
     expect((await api('GET', '/console/v1/gates/search')).status).toBe(200);

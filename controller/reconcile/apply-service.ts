@@ -62,7 +62,8 @@ export interface ApplyInput {
   confirm?: (plan: Plan, hash: string) => Promise<boolean>;
   /**
    * Aborted on SIGINT/SIGTERM: apply stops, and cancels the reviews it opened that are not final
-   * through `canceler` (a client of the same user that this signal does not abort).
+   * through `canceler` (a client of the same user that this signal does not abort). Submissions go
+   * through `canceler` too: an aborted submission could open a review whose id apply never learns.
    */
   signal?: AbortSignal;
   canceler?: ConsoleClient;
@@ -193,17 +194,18 @@ export async function applyRepo(input: ApplyInput): Promise<ApplyReport> {
     // the entity never has two of apply's reviews open.
     const earlier = leftovers.get(`${change.kind}/${change.id}`) ?? [];
     let review: JsonObject | undefined = earlier.find((r) => r.changeHash === changeHash(change))?.review;
-    for (const old of earlier) if (old.review !== review) await cancelReview(input.client, path, String(old.review['reviewID']));
+    for (const old of earlier) if (old.review !== review) await cancelReview(input.canceler ?? input.client, path, String(old.review['reviewID']));
     const resumed = review !== undefined;
     if (!review) {
       const submit: JsonObject = { description: description(change) };
       if (change.action === 'create') Object.assign(submit, { action: 'create', change: bodyFor(entry, entity!, 'all') });
       else if (change.action === 'delete') submit['action'] = 'delete';
       else submit['change'] = bodyFor(entry, entity!, [...new Set(change.fields.map((f) => topLevelKey(f.path)))]);
-      review = (await input.client.request('POST', `${path}/reviews`, submit)).data ?? {};
+      review = (await (input.canceler ?? input.client).request('POST', `${path}/reviews`, submit)).data ?? {};
     }
     const reviewID = String(review['reviewID']);
     opened.set(reviewID, path);
+    if (interrupted()) return { kind: change.kind, id: change.id, action: change.action, status: 'waiting', reviewID, message: 'interrupted' };
     const base = { kind: change.kind, id: change.id, action: change.action, reviewID };
     const status = (): string => String(review?.['status']);
 
