@@ -33,7 +33,7 @@ describe('renderPlanText', () => {
     const coloured = renderPlanText(plan, { color: true });
     expect(coloured).toContain('\u001b[33m~\u001b[0m \u001b[1mgates/a\u001b[0m');
     expect(coloured).toContain('\u001b[31m10\u001b[0m → \u001b[32m20\u001b[0m');
-    expect(coloured.replace(/\u001b\[\d+m/g, '')).toBe(renderPlanText(plan));
+    expect(coloured.replace(new RegExp(`${String.fromCharCode(27)}\\[\\d+m`, 'g'), '')).toBe(renderPlanText(plan));
   });
 
   it('says what --target skipped', () => {
