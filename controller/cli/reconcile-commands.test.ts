@@ -195,7 +195,7 @@ describe('flagops plan --base/--head (pull-request preview from git)', () => {
       const run = await flagops(['plan', 'flags', '--base', 'HEAD', '--detailed-exitcode'], {}, repo);
       expect(run.code).toBe(2);
       expect(run.stdout).toContain('~ gates/dark_mode (gates/dark_mode.yaml)');
-      expect(run.stdout).toContain('~ description: "Dark colour scheme for the web shop." → "Dark colours."');
+      expect(run.stdout).toContain('~ description: Dark colour scheme for the web shop. → Dark colours.');
       expect(run.stdout).toContain('Plan: 0 to create, 1 to update, 0 to delete, 0 drifted, 31 unchanged.');
     } finally {
       writeFileSync(gate, before);
