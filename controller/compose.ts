@@ -250,7 +250,7 @@ export async function runUp(options: UpOptions): Promise<void> {
       .catch(() => undefined);
   }, 1000);
   try {
-    await watchRepo(repoDir, async () => void (await cycle()), { signal: options.signal });
+    await watchRepo(repoDir, async () => void (await cycle()), { signal: options.signal, onReady: () => options.print(`Watching ${repoDir} for saves.\n`) });
   } finally {
     clearInterval(poll);
     await running;
