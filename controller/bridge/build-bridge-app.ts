@@ -40,5 +40,7 @@ export function buildBridgeApp(deps: { service: BridgeService; webhookKey: strin
     return reply.status(202).send({ message: 'Received; the decision follows through change_validation.', reviewID: payload.review_id });
   });
   app.get('/health', async () => ({ status: 'ok' }));
+  // The readiness signal scripts wait on, as the console's.
+  app.get('/healthz', async () => ({ status: 'ok' }));
   return app;
 }

@@ -9,6 +9,7 @@ import { RouteCatalog } from './http/route-catalog.js';
 import type { Actor } from './permissions.js';
 import { registerAuditRoutes } from './routes/audit-routes.js';
 import { registerEntityRoutes } from './routes/entity-routes.js';
+import { registerHealthRoutes } from './routes/health-routes.js';
 import { registerKeyRoutes } from './routes/key-routes.js';
 
 export interface ConsoleAppDeps {
@@ -79,5 +80,6 @@ export function buildConsoleApp(deps: ConsoleAppDeps): FastifyInstance {
   let openApi: unknown;
   app.get('/openapi.json', async () => (openApi ??= buildOpenApiDocument(catalog, deps.publicUrl())));
   app.get('/health', async () => ({ status: 'ok' }));
+  registerHealthRoutes(app);
   return app;
 }
