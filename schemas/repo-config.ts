@@ -65,6 +65,18 @@ export const ApplySettingsSchema = z
   })
   .describe('Settings of flagops apply.');
 
+/** Defaults of the reader's limits: generous for hand-written entity files, small enough to keep a run bounded. */
+export const DEFAULT_READ_LIMITS = { maxFileBytes: 1024 * 1024, maxRepoBytes: 64 * 1024 * 1024 } as const;
+
+export const ReadLimitsSchema = z
+  .strictObject({
+    maxFileBytes: z.number().int('must be a whole number of bytes').min(1, 'must be at least 1').default(DEFAULT_READ_LIMITS.maxFileBytes).describe('Largest file read, in bytes (default 1 MiB); a larger file is an error and is never read. --max-file-size overrides it.'),
+    maxRepoBytes: z.number().int('must be a whole number of bytes').min(1, 'must be at least 1').default(DEFAULT_READ_LIMITS.maxRepoBytes).describe('Most bytes read from the repository in one run (default 64 MiB); files past it are an error and are not read. --max-repo-size overrides it.'),
+  })
+  .describe('How much of the repository a command reads at most.');
+
+export type ReadLimits = z.infer<typeof ReadLimitsSchema>;
+
 export const RepoConfigSchema = z
   .strictObject({
     console: RepoConsoleSchema.default({ url: 'http://127.0.0.1:8080', apiKeyEnv: 'FLAGOPS_API_KEY' }),
@@ -73,6 +85,7 @@ export const RepoConfigSchema = z
     drift: DriftSettingsSchema.default({ default: 'detect', entities: {} }),
     apply: ApplySettingsSchema.default({}),
     bridge: BridgeSettingsSchema.default({ protectedEntities: [], freezeWindows: [] }),
+    limits: ReadLimitsSchema.default({ ...DEFAULT_READ_LIMITS }),
   })
   .meta({ id: 'RepoConfig', title: 'flagops.yaml', description: 'Settings of a flagops config repository.' });
 

@@ -13,7 +13,7 @@ import { booleanOption, stringOption, type Command } from './command.js';
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { gitCommitOf } from '../source/git-worktree-state.js';
-import { colorFor, consoleClientFor, oneOf, repoDir, targetsOption } from './reconcile-options.js';
+import { colorFor, consoleClientFor, oneOf, READ_OPTIONS, READ_OPTIONS_USAGE, readOptions, repoDir, targetsOption } from './reconcile-options.js';
 
 export const planCommand: Command = {
   name: 'plan',
@@ -32,6 +32,7 @@ export const planCommand: Command = {
   --out FILE saves the plan against the console, with the commit, each config file's hash and each
   live entity's version, for flagops apply FILE (which refuses it once either side has moved).
   Colours on a terminal, unless NO_COLOR is set.
+${READ_OPTIONS_USAGE}
   Exit codes: 0 success; 1 error; with --detailed-exitcode, 0 no changes, 2 changes.`,
   options: {
     console: { type: 'string' },
@@ -42,6 +43,7 @@ export const planCommand: Command = {
     prune: { type: 'boolean' },
     target: { type: 'string', multiple: true },
     out: { type: 'string' },
+    ...READ_OPTIONS,
   },
   allowPositionals: true,
   async run(args, io) {
@@ -57,13 +59,14 @@ export const planCommand: Command = {
     const prune = booleanOption(args, 'prune');
     const targets = targetsOption(args);
     const out = stringOption(args, 'out');
+    const read = readOptions(args, io);
     if (out !== undefined && base !== undefined) throw new InputError('Invalid options.', [{ property: '--out', errorMessage: 'saves a plan against the console: it cannot be combined with --base' }]);
     let result: PlanResult;
     if (base !== undefined) {
-      const desired = head !== undefined ? await GitRepoReader.open(dir, head) : new FsRepoReader(dir);
-      result = await planBetweenRefs({ desired, base: await GitRepoReader.open(dir, base), prune, desiredLabel: head !== undefined ? `git ${head}` : label, targets });
+      const desired = head !== undefined ? await GitRepoReader.open(dir, head, { ...read, allowEmpty: true }) : new FsRepoReader(dir, undefined, read);
+      result = await planBetweenRefs({ desired, base: await GitRepoReader.open(dir, base, { ...read, allowEmpty: true }), prune, desiredLabel: head !== undefined ? `git ${head}` : label, targets });
     } else {
-      const desired = new FsRepoReader(dir);
+      const desired = new FsRepoReader(dir, undefined, read);
       const client = consoleClientFor(args, io, await readRepoConfig(desired));
       result = await planAgainstConsole({ desired, client, prune, desiredLabel: label, targets });
       if (out !== undefined) {

@@ -3,7 +3,8 @@ import { apiKeyFromEnv } from '../config.js';
 import { InputError } from '../errors.js';
 import { ConsoleClient } from '../reconcile/console-client.js';
 import type { RepoConfig } from '../../schemas/repo-config.js';
-import { stringOption, type CliIO, type ParsedArgs } from './command.js';
+import type { RepoReadOptions } from '../source/repo-reader.js';
+import { booleanOption, stringOption, type CliIO, type CliOptions, type ParsedArgs } from './command.js';
 
 export const CLI_VERSION = '0.1.0';
 
@@ -49,4 +50,41 @@ export function targetsOption(args: ParsedArgs): string[] {
   const value = args.values['target'];
   const list = Array.isArray(value) ? value : value === undefined ? [] : [value];
   return [...new Set(list.filter((v): v is string => typeof v === 'string'))];
+}
+
+/** Options of every command that reads a config repository. */
+export const READ_OPTIONS: CliOptions = {
+  'max-file-size': { type: 'string' },
+  'max-repo-size': { type: 'string' },
+  'allow-empty': { type: 'boolean' },
+};
+
+export const READ_OPTIONS_USAGE = `  --max-file-size SIZE, --max-repo-size SIZE raise (or lower) the limits of what is read, per file
+  (default 1MiB) and in total (default 64MiB), over flagops.yaml's limits; SIZE in bytes or with
+  KiB, MiB, GiB. --allow-empty accepts a folder with neither flagops.yaml nor a kind folder.`;
+
+const SIZE = /^(\d+)\s*(|b|k|kb|kib|m|mb|mib|g|gb|gib)$/i;
+
+function sizeOption(args: ParsedArgs, name: string): number | undefined {
+  const value = stringOption(args, name);
+  if (value === undefined) return undefined;
+  const match = SIZE.exec(value.trim());
+  // Units are binary whatever their spelling: a limit, not a disk label.
+  const power = { k: 1, m: 2, g: 3 }[(match?.[2] ?? '').charAt(0).toLowerCase()] ?? 0;
+  const bytes = match ? Number(match[1]) * 1024 ** power : NaN;
+  if (!Number.isSafeInteger(bytes) || bytes < 1) {
+    throw new InputError('Invalid option.', [{ property: `--${name}`, errorMessage: 'must be a size of at least 1 byte: a number of bytes, or with KiB, MiB or GiB (e.g. 4MiB)' }]);
+  }
+  return bytes;
+}
+
+/** What the reader options ask for: flags over flagops.yaml's limits, and stop on SIGTERM/SIGINT. */
+export function readOptions(args: ParsedArgs, io: CliIO): RepoReadOptions {
+  const maxFileBytes = sizeOption(args, 'max-file-size');
+  const maxRepoBytes = sizeOption(args, 'max-repo-size');
+  return {
+    limits: { ...(maxFileBytes !== undefined ? { maxFileBytes } : {}), ...(maxRepoBytes !== undefined ? { maxRepoBytes } : {}) },
+    allowEmpty: booleanOption(args, 'allow-empty'),
+    signal: io.signal,
+  };
 }

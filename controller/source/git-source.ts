@@ -1,8 +1,9 @@
 import { simpleGit, type SimpleGit } from 'simple-git';
 import { ENTITY_SCHEMAS } from '../../schemas/index.js';
-import { REPO_CONFIG_FILE } from '../../schemas/repo-config.js';
+import { REPO_CONFIG_FILE, type ReadLimits } from '../../schemas/repo-config.js';
 import { InputError, UpstreamError } from '../errors.js';
-import type { RepoListing, RepoReader } from './repo-reader.js';
+import { overFileLimit, ReadBudget, readerLimits, unreadableError } from './read-budget.js';
+import type { RepoListing, RepoProblem, RepoReadOptions, RepoReader } from './repo-reader.js';
 
 /** Blobs fetched by one `git show`: keeps the command line well under the OS limit. */
 const BATCH = 1000;
@@ -15,7 +16,8 @@ interface Blob {
 /**
  * Reads a config repository as it is at a git ref (commit, branch, tag), with simple-git: the tree from
  * `git ls-tree`, the files from `git show` of their blobs, many blobs per call (split by the sizes the
- * tree lists), so reading ten thousand files doesn't start ten thousand processes.
+ * tree lists), so reading ten thousand files doesn't start ten thousand processes. Symbolic links
+ * (mode 120000) and submodules are problems, never resolved; a blob over the size limit is never shown.
  */
 export class GitRepoReader implements RepoReader {
   readonly label: string;
@@ -28,12 +30,16 @@ export class GitRepoReader implements RepoReader {
     /** Path of the config repo inside the git repository, '' or ending in '/'. */
     private readonly prefix: string,
     ref: string,
+    readonly options: RepoReadOptions,
   ) {
     this.label = `git ${ref}`;
   }
 
-  /** Opens the repository containing `dir` at `ref`; `dir` may be a sub-folder holding the config repo. */
-  static async open(dir: string, ref: string): Promise<GitRepoReader> {
+  /**
+   * Opens the repository containing `dir` at `ref`; `dir` may be a sub-folder holding the config repo.
+   * A ref may predate the config repository, so an empty one is accepted unless `allowEmpty: false`.
+   */
+  static async open(dir: string, ref: string, options: RepoReadOptions = {}): Promise<GitRepoReader> {
     const git = simpleGit(dir);
     let root: string;
     let prefix: string;
@@ -50,7 +56,7 @@ export class GitRepoReader implements RepoReader {
       commit = '';
     }
     if (commit === '') throw new InputError(`Unknown git ref '${ref}'.`, [{ property: '--base/--head', errorMessage: `'${ref}' is not a commit, branch or tag of ${root}` }]);
-    return new GitRepoReader(simpleGit(root), commit, prefix, ref);
+    return new GitRepoReader(simpleGit(root), commit, prefix, ref, { allowEmpty: true, ...options });
   }
 
   async list(): Promise<RepoListing> {
@@ -61,28 +67,39 @@ export class GitRepoReader implements RepoReader {
       throw new UpstreamError(`git ls-tree ${this.commit.slice(0, 12)} failed: ${(error as Error).message.trim()}`);
     }
     const folders = new Set(ENTITY_SCHEMAS.map((e) => e.folder));
-    const listing: RepoListing = { files: [], ignored: [], otherFolders: [] };
+    const listing: RepoListing = { files: [], ignored: [], otherFolders: [], kindFolders: [], problems: [] };
     const ignored = new Set<string>();
     const other = new Set<string>();
+    const kinds = new Set<string>();
     this.blobs.clear();
     for (const record of out.split('\0')) {
       const match = /^(\d+) (\w+) ([0-9a-f]+)\s+(-|\d+)\t(.*)$/s.exec(record);
       if (!match) continue;
       const [, mode, type, sha, size, fullPath] = match as unknown as [string, string, string, string, string, string];
-      if (type !== 'blob' || mode === '120000' || !fullPath.startsWith(this.prefix)) continue;
+      if (!fullPath.startsWith(this.prefix)) continue;
       const path = fullPath.slice(this.prefix.length);
       const parts = path.split('/');
+      // What the loader would read: flagops.yaml, a kind folder itself, or a YAML file directly inside one.
+      const wanted = parts.length === 1 ? path === REPO_CONFIG_FILE || folders.has(path) : parts.length === 2 && folders.has(parts[0] ?? '') && /\.ya?ml$/.test(path);
+      if (type !== 'blob' || mode === '120000') {
+        if (wanted) listing.problems.push({ path, message: mode === '120000' ? 'is a symbolic link in git; links are not followed; not read' : `is a git ${type === 'commit' ? 'submodule' : type}, not a file; not read` });
+        else if (parts.length > 1 && folders.has(parts[0] ?? '')) kinds.add(parts[0] ?? '');
+        continue;
+      }
       if (parts.length === 1) {
         if (path === REPO_CONFIG_FILE) {
           listing.files.push(path);
           this.blobs.set(path, { sha, size: Number(size) });
-        }
+        } else if (folders.has(path)) listing.problems.push({ path, message: 'is a file, not a folder: a kind folder must be a real folder of the repository; not read' });
         continue;
       }
       const [folder, name] = parts as [string, string];
       if (!folders.has(folder)) other.add(folder);
-      else if (parts.length > 2) ignored.add(`${folder}/${name}`);
-      else {
+      else if (parts.length > 2) {
+        kinds.add(folder);
+        ignored.add(`${folder}/${name}`);
+      } else {
+        kinds.add(folder);
         listing.files.push(path);
         this.blobs.set(path, { sha, size: Number(size) });
       }
@@ -90,6 +107,8 @@ export class GitRepoReader implements RepoReader {
     listing.files.sort();
     listing.ignored = [...ignored].sort();
     listing.otherFolders = [...other].sort();
+    listing.kindFolders = [...kinds].sort();
+    listing.problems.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     return listing;
   }
 
@@ -99,13 +118,25 @@ export class GitRepoReader implements RepoReader {
   }
 
   async read(paths: readonly string[]): Promise<Map<string, string>> {
+    const { texts, problems } = await this.readWithin(paths, readerLimits(this.options));
+    if (problems.length > 0) throw unreadableError(this.label, problems);
+    return texts;
+  }
+
+  async readWithin(paths: readonly string[], limits: ReadLimits): Promise<{ texts: Map<string, string>; problems: RepoProblem[] }> {
     const out = new Map<string, string>();
-    for (let start = 0; start < paths.length; start += BATCH) {
-      const batch = paths.slice(start, start + BATCH).map((path) => {
-        const blob = this.blobs.get(path);
-        if (!blob) throw new InputError(`${path} is not in ${this.label} (list the repository first).`);
-        return { path, blob };
-      });
+    const problems: RepoProblem[] = [];
+    const budget = new ReadBudget(limits.maxRepoBytes, problems);
+    const wanted: { path: string; blob: Blob }[] = [];
+    for (const path of paths) {
+      const blob = this.blobs.get(path);
+      if (!blob) throw new InputError(`${path} is not in ${this.label} (list the repository first).`);
+      if (blob.size > limits.maxFileBytes) problems.push({ path, message: overFileLimit(blob.size, limits.maxFileBytes) });
+      else if (budget.admit(path, blob.size)) wanted.push({ path, blob });
+    }
+    for (let start = 0; start < wanted.length; start += BATCH) {
+      this.options.signal?.throwIfAborted();
+      const batch = wanted.slice(start, start + BATCH);
       let buffer: Buffer;
       try {
         buffer = await this.git.showBuffer(['--no-textconv', ...new Set(batch.map((b) => b.blob.sha))]);
@@ -123,6 +154,6 @@ export class GitRepoReader implements RepoReader {
       if (offset !== buffer.length) throw new UpstreamError(`git show at ${this.commit.slice(0, 12)} returned ${buffer.length} bytes, expected ${offset}.`);
       for (const { path, blob } of batch) out.set(path, texts.get(blob.sha) ?? '');
     }
-    return out;
+    return { texts: out, problems };
   }
 }

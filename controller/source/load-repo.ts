@@ -8,7 +8,9 @@ import { validateEntityFile } from '../core/validate-entity.js';
 import { parseWith } from '../core/zod-errors.js';
 import { InputError } from '../errors.js';
 import { parseYamlFile, type ParsedYamlFile } from './parse-yaml-file.js';
-import type { RepoReader } from './repo-reader.js';
+import { readerLimits, unreadableError } from './read-budget.js';
+import type { RepoListing, RepoProblem, RepoReader } from './repo-reader.js';
+import { escapeControl } from '../core/render-diagnostics.js';
 
 export interface LoadedRepo {
   /** Where it was read from: a directory or `git <ref>`. */
@@ -38,15 +40,19 @@ export function loadEntityFile(path: string, text: string): { entity?: RepoEntit
   if (!entry || stem === undefined) {
     return { diagnostics: [{ file: path, property: '', message: `is not an entity file: expected <folder>/<id>.yaml with folder one of ${ENTITY_SCHEMAS.map((e) => e.folder).join(', ')}`, code: 'file', severity: 'error', line: 1, column: 1 }] };
   }
-  const parsed = parseYamlFile(path, text);
-  const issues = [...parsed.issues];
-  let entity: RepoEntity | undefined;
-  if (parsed.data !== undefined) {
-    const result = validateEntityFile(entry, path, stem, parsed.data);
-    issues.push(...result.issues);
-    entity = result.entity;
+  try {
+    const parsed = parseYamlFile(path, text);
+    const issues = [...parsed.issues];
+    let entity: RepoEntity | undefined;
+    if (parsed.data !== undefined) {
+      const result = validateEntityFile(entry, path, stem, parsed.data);
+      for (const issue of result.issues) issues.push(issue);
+      entity = result.entity;
+    }
+    return { entity, diagnostics: issues.map((i) => parsed.place(i)).sort(compareDiagnostics) };
+  } catch (error) {
+    return { diagnostics: [{ file: path, property: '', message: `could not be checked: ${(error as Error).message}`, code: 'yaml', severity: 'error', line: 1, column: 1 }] };
   }
-  return { entity, diagnostics: issues.map((i) => parsed.place(i)).sort(compareDiagnostics) };
 }
 
 const DIRECTIVE = /^#\s*flagops:\s*drift\s*=\s*(\S*)\s*$/m;
@@ -98,6 +104,8 @@ function loadConfig(file: ParsedYamlFile | undefined): { config: RepoConfig; iss
  */
 export async function readRepoConfig(reader: RepoReader): Promise<RepoConfig> {
   const listing = await reader.list();
+  const refused = listing.problems.filter((p) => p.path === REPO_CONFIG_FILE);
+  if (refused.length > 0) throw unreadableError(reader.label, refused);
   if (!listing.files.includes(REPO_CONFIG_FILE)) return RepoConfigSchema.parse({});
   const text = (await reader.read([REPO_CONFIG_FILE])).get(REPO_CONFIG_FILE) ?? '';
   const file = parseYamlFile(REPO_CONFIG_FILE, text);
@@ -110,22 +118,49 @@ export async function readRepoConfig(reader: RepoReader): Promise<RepoConfig> {
 }
 
 /**
+ * A folder with neither flagops.yaml nor a kind folder is most likely the wrong folder: CI aimed
+ * at it must fail, not report zero files valid.
+ */
+function requireConfigRepo(reader: RepoReader, listing: RepoListing): void {
+  if (reader.options.allowEmpty || listing.kindFolders.length > 0 || listing.files.includes(REPO_CONFIG_FILE) || listing.problems.length > 0) return;
+  throw new InputError(`${escapeControl(reader.label, true)} is not a config repository: it has no ${REPO_CONFIG_FILE} and none of the folders ${ENTITY_SCHEMAS.map((e) => `${e.folder}/`).join(', ')}.`, [
+    { property: 'DIR', errorMessage: 'point at the folder holding flagops.yaml, or pass --allow-empty to accept an empty repository' },
+  ]);
+}
+
+const problemDiagnostic = (p: RepoProblem): Diagnostic => ({ file: p.path, property: '', message: p.message, code: 'file', severity: 'error', line: 1, column: 1 });
+
+/** Files the loader reads between two turns of the event loop, so a signal can stop a long run. */
+const PARSE_BATCH = 200;
+
+/**
  * Reads, parses and validates a whole config repository: flagops.yaml, one file per entity, every
  * schema and kind rule, and the cross-file rules. Collects every problem in one run instead of
  * stopping at the first, each placed at file:line:column.
  */
 export async function loadRepo(reader: RepoReader): Promise<LoadedRepo> {
   const listing = await reader.list();
-  const texts = await reader.read(listing.files);
-  const diagnostics: Diagnostic[] = [];
+  requireConfigRepo(reader, listing);
+  const diagnostics: Diagnostic[] = listing.problems.map(problemDiagnostic);
   const issuesAt = (file: ParsedYamlFile | undefined, issues: Issue[]): void => {
     for (const issue of issues) diagnostics.push(file ? file.place(issue) : { ...issue, line: 1, column: 1 });
   };
 
-  const configText = texts.get(REPO_CONFIG_FILE);
-  const configFile = configText === undefined ? undefined : parseYamlFile(REPO_CONFIG_FILE, configText);
+  // flagops.yaml first, within the limits of the flags (or the defaults): its own limits govern the rest.
+  let configFile: ParsedYamlFile | undefined;
+  if (listing.files.includes(REPO_CONFIG_FILE)) {
+    const read = await reader.readWithin([REPO_CONFIG_FILE], readerLimits(reader.options));
+    diagnostics.push(...read.problems.map(problemDiagnostic));
+    const configText = read.texts.get(REPO_CONFIG_FILE);
+    if (configText !== undefined) configFile = parseYamlFile(REPO_CONFIG_FILE, configText);
+  }
   const { config, issues: configIssues } = loadConfig(configFile);
   issuesAt(configFile, configIssues);
+
+  const entityPaths = listing.files.filter((path) => path !== REPO_CONFIG_FILE && ENTITY_FILE.test(path.split('/')[1] ?? ''));
+  const read = await reader.readWithin(entityPaths, readerLimits(reader.options, config.limits));
+  const texts = read.texts;
+  for (const problem of read.problems) diagnostics.push(problemDiagnostic(problem));
 
   const folders = ENTITY_SCHEMAS.map((e) => e.folder);
   for (const folder of listing.otherFolders) {
@@ -139,8 +174,12 @@ export async function loadRepo(reader: RepoReader): Promise<LoadedRepo> {
   const entities: RepoEntity[] = [];
   const declared: RepoEntity[] = [];
   let fileCount = 0;
-  for (const path of listing.files) {
+  for (const [index, path] of listing.files.entries()) {
     if (path === REPO_CONFIG_FILE) continue;
+    if (index % PARSE_BATCH === PARSE_BATCH - 1) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      reader.options.signal?.throwIfAborted();
+    }
     const [folder = '', name = ''] = path.split('/');
     const entry = entryForFolder(folder);
     const stem = ENTITY_FILE.exec(name)?.[1];
@@ -152,18 +191,27 @@ export async function loadRepo(reader: RepoReader): Promise<LoadedRepo> {
       continue;
     }
     fileCount++;
-    // The parsed document (the bulk of the memory) is dropped after this file's checks.
-    const parsed = parseYamlFile(path, texts.get(path) ?? '');
-    const issues = [...parsed.issues];
-    if (parsed.data !== undefined) {
-      const result = validateEntityFile(entry, path, stem, parsed.data);
-      issues.push(...result.issues);
-      const directive = driftDirective(path, texts.get(path) ?? '');
-      if (directive.issue) diagnostics.push(directive.issue);
-      if (result.entity) entities.push(directive.policy ? { ...result.entity, drift: directive.policy } : result.entity);
-      if (result.declared) declared.push(result.declared);
+    const text = texts.get(path);
+    // Not read (its problem is already reported).
+    if (text === undefined) continue;
+    try {
+      // The parsed document (the bulk of the memory) is dropped after this file's checks.
+      const parsed = parseYamlFile(path, text);
+      const issues = [...parsed.issues];
+      if (parsed.data !== undefined) {
+        const result = validateEntityFile(entry, path, stem, parsed.data);
+        // A loop, not push(...): a file of a million bad keys has a million issues.
+        for (const issue of result.issues) issues.push(issue);
+        const directive = driftDirective(path, text);
+        if (directive.issue) diagnostics.push(directive.issue);
+        if (result.entity) entities.push(directive.policy ? { ...result.entity, drift: directive.policy } : result.entity);
+        if (result.declared) declared.push(result.declared);
+      }
+      issuesAt(parsed, issues);
+    } catch (error) {
+      // However odd the file, it costs only its own checks, never its name or the other files'.
+      diagnostics.push({ file: path, property: '', message: `could not be checked: ${(error as Error).message}`, code: 'yaml', severity: 'error', line: 1, column: 1 });
     }
-    issuesAt(parsed, issues);
   }
   // Cross-file issues are rare: their files are parsed again to place them.
   const reparsed = new Map<string, ParsedYamlFile>();

@@ -72,8 +72,14 @@ function insideBlock(node: unknown, message: string, text: string, lineCounter: 
  * `yaml`, whose errors and warnings are the file's syntax issues.
  */
 export function parseYamlFile(file: string, text: string): ParsedYamlFile {
-  const fast = fastYamlLoad(text);
-  if (!fast) return parseYamlFileFully(file, text);
+  let fast: { data: unknown } | undefined;
+  try {
+    fast = fastYamlLoad(text);
+  } catch {
+    // Whatever the fast path trips on, the full parse reports with a position.
+    fast = undefined;
+  }
+  if (!fast || depthOf(fast.data, MAX_DEPTH) > MAX_DEPTH) return parseYamlFileFully(file, text);
   let full: ParsedYamlFile | undefined;
   return {
     file,
@@ -86,12 +92,60 @@ export function parseYamlFile(file: string, text: string): ParsedYamlFile {
   };
 }
 
+/** Deepest nesting of mappings and sequences a file may have; deeper data is refused before any rule walks it. */
+export const MAX_DEPTH = 64;
+
+/** Most alias expansions one file may make (a billion-laughs file is refused, not expanded). */
+export const MAX_ALIAS_COUNT = 1000;
+
+/** Nesting depth of plain data, counted without recursion and given up past `stop`. */
+function depthOf(data: unknown, stop: number): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[data, 0]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop() as [unknown, number];
+    if (value === null || typeof value !== 'object') continue;
+    if (depth + 1 > deepest) deepest = depth + 1;
+    if (deepest > stop) return deepest;
+    for (const child of Array.isArray(value) ? value : Object.values(value as Record<string, unknown>)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/** Offset of the first collection nested deeper than MAX_DEPTH, found without recursion. */
+function tooDeepAt(doc: Document): number | undefined {
+  const stack: [unknown, number][] = [[doc.contents, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop() as [unknown, number];
+    if (!isMap(node) && !isSeq(node)) continue;
+    if (depth > MAX_DEPTH) return (node as Node).range?.[0] ?? 0;
+    for (const item of node.items as unknown[]) {
+      if (isPair(item)) stack.push([item.value, depth + 1], [item.key, depth + 1]);
+      else stack.push([item, depth + 1]);
+    }
+  }
+  return undefined;
+}
+
 /** The full parse with `yaml`: node positions, syntax errors and warnings. */
 export function parseYamlFileFully(file: string, text: string): ParsedYamlFile {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const issues: Issue[] = [];
   const syntaxOffsets = new Map<Issue, number>();
+  const fail = (message: string, offset: number): undefined => {
+    const issue: Issue = { file, property: '', message, code: 'yaml', severity: 'error' };
+    syntaxOffsets.set(issue, offset);
+    issues.push(issue);
+    return undefined;
+  };
+  let doc: Document;
+  try {
+    doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  } catch (error) {
+    // No parse error, however odd, may cost the file its name or the run its other files.
+    fail(`cannot be parsed as YAML: ${(error as Error).message}`, 0);
+    return { file, data: undefined, issues, place: (issue) => ({ ...issue, line: 1, column: 1 }) };
+  }
   for (const [severity, list] of [['error', doc.errors], ['warning', doc.warnings]] as const) {
     for (const error of list) {
       const issue: Issue = { file, property: '', message: error.message.split('\n')[0] ?? error.message, code: 'yaml', severity };
@@ -99,7 +153,20 @@ export function parseYamlFileFully(file: string, text: string): ParsedYamlFile {
       issues.push(issue);
     }
   }
-  const data = doc.errors.length > 0 ? undefined : (doc.toJS({ maxAliasCount: 1000 }) as unknown);
+  let data: unknown;
+  if (doc.errors.length === 0) {
+    const deep = tooDeepAt(doc);
+    if (deep !== undefined) data = fail(`nests deeper than ${MAX_DEPTH} levels of mappings and sequences`, deep);
+    else {
+      try {
+        data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) as unknown;
+        if (depthOf(data, MAX_DEPTH) > MAX_DEPTH) data = fail(`nests deeper than ${MAX_DEPTH} levels of mappings and sequences (through aliases)`, 0);
+      } catch (error) {
+        const message = error instanceof ReferenceError && /alias/i.test(error.message) ? `expands aliases more than ${MAX_ALIAS_COUNT} times: refused as a resource-exhaustion attack` : `cannot be read as YAML: ${(error as Error).message}`;
+        data = fail(message, 0);
+      }
+    }
+  }
   return {
     file,
     data,
