@@ -1,4 +1,5 @@
-import { InputError } from '../errors.js';
+import { AuthenticationError, InputError } from '../errors.js';
+import { ConsoleClient, type ConsoleClientOptions, type Envelope, type JsonObject, type RequestOptions } from '../reconcile/console-client.js';
 import { stringOption, type CliIO, type ParsedArgs } from './command.js';
 
 export function intOption(args: ParsedArgs, name: string, min: number, max: number): number {
@@ -12,4 +13,55 @@ export function intOption(args: ParsedArgs, name: string, min: number, max: numb
 /** Pino options that send the console's logs to stderr (stdout carries results only). */
 export function stderrLogger(io: CliIO, level: string): { level: string; stream: { write(line: string): void } } {
   return { level, stream: { write: (line: string) => io.stderr(line) } };
+}
+
+/**
+ * A console URL from `--console` (or flagops.yaml console.url when the flag is absent): http or https
+ * only. `new URL('localhost:8080')` parses, as scheme `localhost:`, so parsing alone is no check.
+ */
+export function consoleUrlOf(flag: string | undefined, configured: string): string {
+  const [value, source] = flag !== undefined ? [flag, '--console'] : [configured, 'flagops.yaml console.url'];
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(value).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol !== 'http:' && protocol !== 'https:') {
+    throw new InputError(`${source} must be an http(s) URL such as http://localhost:8080.`, [
+      { property: source, errorMessage: `'${value}' is not an http:// or https:// URL${/^[\w.-]+:\d+/.test(value) ? ` (did you mean 'http://${value}'?)` : ''}` },
+    ]);
+  }
+  return value;
+}
+
+/** A key from the environment variable `name`, telling apart a variable that is not set from one that is empty. */
+export function keyFromEnv(env: CliIO['env'], name: string, what: string, origin: string): string {
+  const value = env[name];
+  if (value === undefined) throw new InputError(`No ${what}: set the environment variable ${name}.`, [{ property: name, errorMessage: `is not set (${origin})` }]);
+  if (value.trim() === '') throw new InputError(`No ${what}: the environment variable ${name} is empty.`, [{ property: name, errorMessage: `is set but empty (${origin})` }]);
+  return value;
+}
+
+/** A console client whose 401s name the variable the key came from: the first thing to check. */
+export function consoleClientWithKeyFrom(keyEnv: string, options: ConsoleClientOptions): ConsoleClient {
+  return new KeyNamingConsoleClient(keyEnv, options);
+}
+
+class KeyNamingConsoleClient extends ConsoleClient {
+  constructor(
+    private readonly keyEnv: string,
+    options: ConsoleClientOptions,
+  ) {
+    super(options);
+  }
+
+  override async request<T = JsonObject>(method: string, path: string, body?: unknown, options?: RequestOptions): Promise<Envelope<T>> {
+    try {
+      return await super.request<T>(method, path, body, options);
+    } catch (error) {
+      if (error instanceof AuthenticationError) throw new AuthenticationError(`the console rejected the key in ${this.keyEnv} (401): ${error.message}`);
+      throw error;
+    }
+  }
 }

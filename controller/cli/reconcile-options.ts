@@ -1,12 +1,13 @@
 import { resolve } from 'node:path';
-import { apiKeyFromEnv } from '../config.js';
 import { InputError } from '../errors.js';
-import { ConsoleClient } from '../reconcile/console-client.js';
+import type { ConsoleClient } from '../reconcile/console-client.js';
 import type { RepoConfig } from '../../schemas/repo-config.js';
 import type { RepoReadOptions } from '../source/repo-reader.js';
 import { booleanOption, stringOption, type CliIO, type CliOptions, type ParsedArgs } from './command.js';
+import { consoleClientWithKeyFrom, consoleUrlOf, keyFromEnv } from './cli-helpers.js';
+import { packageVersion } from './package-version.js';
 
-export const CLI_VERSION = '0.1.0';
+export const CLI_VERSION = packageVersion();
 
 /** A string option restricted to a set of values. */
 export function oneOf<T extends string>(args: ParsedArgs, name: string, allowed: readonly T[]): T {
@@ -26,18 +27,10 @@ export function repoDir(args: ParsedArgs, io: CliIO): string {
  * from the environment variable `console.apiKeyEnv` names (never from a file).
  */
 export function consoleClientFor(args: ParsedArgs, io: CliIO, config: Pick<RepoConfig, 'console'>): ConsoleClient {
-  const url = stringOption(args, 'console') ?? config.console.url;
-  try {
-    new URL(url);
-  } catch {
-    throw new InputError('Invalid option.', [{ property: '--console', errorMessage: 'must be a URL, e.g. http://127.0.0.1:8080' }]);
-  }
+  const url = consoleUrlOf(stringOption(args, 'console'), config.console.url);
   const keyEnv = config.console.apiKeyEnv;
-  const key = apiKeyFromEnv(io.env, keyEnv);
-  if (key === undefined) {
-    throw new InputError(`No console API key: set the environment variable ${keyEnv}.`, [{ property: keyEnv, errorMessage: 'is not set (flagops.yaml console.apiKeyEnv names it)' }]);
-  }
-  return new ConsoleClient({ baseUrl: url, apiKey: key, signal: io.signal });
+  const key = keyFromEnv(io.env, keyEnv, 'console API key', 'flagops.yaml console.apiKeyEnv names it');
+  return consoleClientWithKeyFrom(keyEnv, { baseUrl: url, apiKey: key, signal: io.signal });
 }
 
 /** ANSI colours only on a terminal, and never with NO_COLOR set (https://no-color.org). */

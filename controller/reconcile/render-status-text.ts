@@ -1,0 +1,33 @@
+import type { EntityStatus, StatusReport } from './status-service.js';
+
+const STATE_TEXT: Record<EntityStatus['state'], string> = { in_sync: 'in sync', drifted: 'drifted', to_create: 'to create', to_update: 'to update', to_delete: 'to delete' };
+
+const when = (time: number): string => `${new Date(time).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+
+/** `flagops status` for people: one line per entity, state first, then what is in flight and what was applied. */
+export function renderStatusText(report: StatusReport): string {
+  const { summary } = report;
+  const counts = [
+    `${summary.in_sync} in sync`,
+    ...(['drifted', 'to_create', 'to_update', 'to_delete'] as const).filter((s) => summary[s] > 0).map((s) => `${summary[s]} ${STATE_TEXT[s]}`),
+    ...(summary.pendingReviews > 0 ? [`${summary.pendingReviews} pending review${summary.pendingReviews === 1 ? '' : 's'}`] : []),
+  ];
+  const header = `Status of ${report.desired} against ${report.console} (as ${report.identity || 'an unknown user'}): ${counts.join(', ')}.\n`;
+  if (report.entities.length === 0) return `${header}No entities.\n`;
+  const names = report.entities.map((e) => `${e.kind}/${e.id}`);
+  const width = Math.max(...names.map((n) => n.length));
+  const lines = report.entities.map((e, i) => {
+    const details: string[] = [];
+    if (e.drift) details.push(`changed by ${e.drift.lastModifier ?? 'someone else'} (drift policy ${e.drift.policy})`);
+    if (e.pendingReview) {
+      const r = e.pendingReview;
+      details.push(`review ${r.reviewID} ${r.status.replace(/_/g, ' ')} (${r.action}${r.submitter ? `, by ${r.submitter}` : ''}${r.fromApply ? ', from flagops apply' : ''})`);
+    }
+    if (e.lastApplied) {
+      const a = e.lastApplied;
+      details.push(`applied ${a.commit ? `commit ${a.commit.slice(0, 12)}${a.commit.endsWith('+dirty') ? '+dirty' : ''} ` : ''}${when(a.time)}`);
+    } else details.push('never applied');
+    return `  ${(names[i] ?? '').padEnd(width)}  ${STATE_TEXT[e.state].padEnd(9)}  ${details.join('; ')}`;
+  });
+  return `${header}\n${lines.join('\n')}\n`;
+}
