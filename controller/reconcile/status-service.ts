@@ -45,8 +45,10 @@ export async function repoStatus(input: { desired: RepoReader; client: ConsoleCl
   const { client } = input;
   const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
   const num = (value: unknown): number | null => (typeof value === 'number' ? value : null);
-  const [{ plan, repo }, identity, open, committed] = await Promise.all([
-    planAgainstConsole({ desired: input.desired, client, desiredLabel: input.desiredLabel }),
+  // The plan reads every kind at once; the review lists follow, so no more requests than that are in
+  // flight on one abort signal (node warns above ten listeners).
+  const { plan, repo } = await planAgainstConsole({ desired: input.desired, client, desiredLabel: input.desiredLabel });
+  const [identity, open, committed] = await Promise.all([
     client.request<{ userEmail?: unknown }>('GET', '/console/v1/whoami').then((r) => String(r.data?.userEmail ?? '')),
     client.listAll<JsonObject>(`/console/v1/reviews?status=${OPEN_REVIEW_STATUSES.join(',')}`),
     client.listAll<JsonObject>('/console/v1/reviews?status=committed'),

@@ -1,0 +1,112 @@
+/**
+ * The command line's own errors, in flagops' words: unknown options with the closest real one, a
+ * console URL without a scheme, a key variable that is empty or rejected, and --version.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_KEY, createTestConsole, type TestConsole } from '../test-support/test-console.js';
+import { runCli } from './cli.js';
+import { COMMANDS, isLazy, loadCommand } from './commands.js';
+
+const TEMPLATE = fileURLToPath(new URL('../../config-repo-template', import.meta.url));
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+async function flagops(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const io = { stdout: (t: string) => void (stdout += t), stderr: (t: string) => void (stderr += t), env, cwd: process.cwd(), isTTY: false, signal: new AbortController().signal };
+  const code = await runCli(args, io, COMMANDS);
+  return { code, stdout, stderr };
+}
+
+describe('unknown and malformed options', () => {
+  it('names an unknown option with the closest real one, and runs nothing', async () => {
+    const run = await flagops(['validate', TEMPLATE, '--formt', 'json']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain("--formt: is not an option of 'flagops validate' (did you mean '--format'?)");
+    expect(run.stderr).toContain("Run 'flagops validate --help' for its options.");
+    expect(run.stderr).not.toContain('To specify a positional argument');
+  });
+
+  it('lists every unknown option at once, without a guess when nothing is close', async () => {
+    const run = await flagops(['plan', TEMPLATE, '--consol', 'http://127.0.0.1:1', '--zzzzzz']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("--consol: is not an option of 'flagops plan' (did you mean '--console'?)");
+    expect(run.stderr).toMatch(/--zzzzzz: is not an option of 'flagops plan'\n/);
+  });
+
+  it('says a value is missing, or not wanted', async () => {
+    const missing = await flagops(['status', TEMPLATE, '--console']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('--console: needs a value (--console VALUE)');
+    const extra = await flagops(['fmt', TEMPLATE, '--check=yes']);
+    expect(extra.code).toBe(1);
+    expect(extra.stderr).toContain('--check: takes no value');
+  });
+
+  it('suggests the command a typo meant', async () => {
+    const run = await flagops(['statsu']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("error: unknown command 'statsu' (did you mean 'status'?)");
+  });
+});
+
+describe('--version', () => {
+  it.each([['--version'], ['-v'], ['version']])('%s prints the version of package.json', async (flag) => {
+    const run = await flagops([flag]);
+    expect(run).toEqual({ code: 0, stdout: `flagops ${VERSION}\n`, stderr: '' });
+  });
+});
+
+describe('the console URL and key', () => {
+  let c: TestConsole;
+  let url: string;
+  beforeAll(async () => {
+    c = createTestConsole();
+    url = await c.app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  afterAll(() => c.close());
+
+  it('refuses a --console without http:// or https://, saying what is expected', async () => {
+    const run = await flagops(['plan', TEMPLATE, '--console', 'localhost:8080'], { FLAGOPS_API_KEY: ADMIN_KEY });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('--console must be an http(s) URL such as http://localhost:8080');
+    expect(run.stderr).toContain("did you mean 'http://localhost:8080'?");
+  });
+
+  it('tells an empty key variable from one that is not set', async () => {
+    const empty = await flagops(['plan', TEMPLATE, '--console', url], { FLAGOPS_API_KEY: '' });
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toContain('the environment variable FLAGOPS_API_KEY is empty');
+    expect(empty.stderr).not.toContain('not set');
+    const unset = await flagops(['plan', TEMPLATE, '--console', url], {});
+    expect(unset.stderr).toContain('FLAGOPS_API_KEY: is not set');
+  });
+
+  it('names the variable of a key the console rejects (401), never the key', async () => {
+    const run = await flagops(['status', TEMPLATE, '--console', url], { FLAGOPS_API_KEY: 'console-not-a-real-key' });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('the console rejected the key in FLAGOPS_API_KEY (401)');
+    expect(run.stderr).not.toContain('console-not-a-real-key');
+  });
+});
+
+describe('the command registry', () => {
+  it("lists each lazy command with its module's own name and summary", async () => {
+    for (const source of COMMANDS) {
+      const command = await loadCommand(source);
+      expect({ name: command.name, summary: command.summary }).toEqual({ name: source.name, summary: source.summary });
+    }
+    expect(COMMANDS.filter(isLazy).map((c) => c.name)).toEqual(['up', 'serve', 'keys', 'validate', 'plan', 'apply', 'export', 'watch', 'bridge']);
+  });
+
+  it('shows a command\'s usage with --help and with flagops help NAME', async () => {
+    const viaFlag = await flagops(['fmt', '--help']);
+    const viaHelp = await flagops(['help', 'fmt']);
+    expect(viaFlag.code).toBe(0);
+    expect(viaFlag.stdout).toMatch(/^Usage: flagops fmt \[DIR\] \[--check\]/);
+    expect(viaHelp.stdout).toBe(viaFlag.stdout);
+  });
+});
