@@ -10,8 +10,17 @@ export const ENTITY_STATES: readonly EntityState[] = ['in_sync', 'drifted', 'to_
 /** Reviews that can still be approved, committed or validated: work in flight for the entity. */
 const OPEN_REVIEW_STATUSES = ['pending', 'approved', 'pending_webhook_validation', 'approved_webhook_validation', 'failed_webhook_validation', 'validation_timed_out', 'stale'];
 
-/** What `flagops apply` writes in each review description (apply-service). */
-const APPLY_DESCRIPTION = /^flagops apply: (\w+) \S+ \(plan ([0-9a-f]+)(?:, commit ([^)\s]+))?\)/;
+/**
+ * What `flagops apply` writes in each review description (apply-service):
+ * `flagops apply: <action> <kind>/<id> (plan <hash>[, <fact> <value>]*[, commit <sha>])`.
+ */
+export function parseApplyDescription(description: string): { plan: string; commit: string | null } | undefined {
+  const facts = /^flagops apply: \w+ \S+ \(([^)]*)\)/.exec(description)?.[1];
+  if (facts === undefined) return undefined;
+  const fields = new Map(facts.split(', ').map((fact) => [fact.slice(0, fact.indexOf(' ')), fact.slice(fact.indexOf(' ') + 1)] as const));
+  const plan = fields.get('plan');
+  return plan === undefined ? undefined : { plan, commit: fields.get('commit') ?? null };
+}
 
 export interface EntityStatus {
   /** Config-repo folder: gates, dynamic_configs, ... */
@@ -67,18 +76,18 @@ export async function repoStatus(input: { desired: RepoReader; client: ConsoleCl
       action: String(review['action'] ?? 'update'),
       submitter: str(review['submitter']),
       createdTime: num(review['createdTime']),
-      fromApply: APPLY_DESCRIPTION.test(String(review['description'] ?? '')),
+      fromApply: parseApplyDescription(String(review['description'] ?? '')) !== undefined,
     });
   }
   const applied = new Map<string, NonNullable<EntityStatus['lastApplied']>>();
   for (const review of committed) {
-    const match = APPLY_DESCRIPTION.exec(String(review['description'] ?? ''));
+    const facts = parseApplyDescription(String(review['description'] ?? ''));
     const key = keyOf(review, 'configType', 'configName');
-    if (!match || applied.has(key)) continue;
+    if (!facts || applied.has(key)) continue;
     applied.set(key, {
       time: num(review['committedTime']) ?? num(review['lastModifiedTime']) ?? 0,
-      commit: match[3] ?? null,
-      plan: match[2] ?? null,
+      commit: facts.commit,
+      plan: facts.plan,
       reviewID: String(review['reviewID']),
       by: str(review['committer']) ?? identity,
     });
