@@ -27,6 +27,16 @@ export function formatEntityYaml(text: string, entry: EntitySchemaEntry): Format
     return { ok: false, problems: doc.errors.map((e) => ({ line: e.linePos?.[0]?.line ?? 1, column: e.linePos?.[0]?.col ?? 1, message: e.message.split('\n')[0] ?? e.message })) };
   }
   const schema = entityFileSchema(entry);
+  if (isMap(doc.contents)) {
+    // Comments above the first key head the file (the schema modeline, a description): they stay on
+    // top instead of following that key to its canonical place.
+    const first = doc.contents.items[0];
+    const header = first && isScalar(first.key) ? first.key.commentBefore : undefined;
+    if (first && isScalar(first.key) && header) {
+      doc.contents.commentBefore = doc.contents.commentBefore ? `${doc.contents.commentBefore}\n${header}` : header;
+      first.key.commentBefore = undefined;
+    }
+  }
   if (doc.contents !== null) orderNode(doc.contents, schema, entry.idField);
   visit(doc, {
     Scalar(_key, node: Scalar) {
