@@ -23,9 +23,21 @@ export function splitPath(property: string): (string | number)[] {
   return parts;
 }
 
+/** Pairs of each mapping by key, built on first use: placing many issues in a large mapping stays linear. */
+const pairIndex = new WeakMap<object, Map<string, Pair>>();
+
 function pairOf(node: unknown, key: string): Pair | undefined {
   if (!isMap(node)) return undefined;
-  return node.items.find((p) => (isScalar(p.key) ? String(p.key.value) : String(p.key)) === key);
+  let index = pairIndex.get(node);
+  if (!index) {
+    index = new Map();
+    for (const pair of node.items) {
+      const name = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+      if (!index.has(name)) index.set(name, pair);
+    }
+    pairIndex.set(node, index);
+  }
+  return index.get(key);
 }
 
 /** The node a property path names: its value node, or its key for `at: 'key'`, else the nearest existing ancestor. */
@@ -127,6 +139,29 @@ function tooDeepAt(doc: Document): number | undefined {
   return undefined;
 }
 
+/**
+ * Offsets of repeated keys, mapping by mapping: `yaml`'s own uniqueKeys check compares each key with
+ * every earlier one, which turns a file of a million keys into hours.
+ */
+function duplicateKeys(doc: Document): number[] {
+  const offsets: number[] = [];
+  const stack: unknown[] = [doc.contents];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (isSeq(node)) for (const item of node.items) stack.push(item);
+    if (!isMap(node)) continue;
+    const seen = new Set<unknown>();
+    for (const pair of node.items) {
+      if (isScalar(pair.key)) {
+        if (seen.has(pair.key.value)) offsets.push(pair.key.range?.[0] ?? 0);
+        seen.add(pair.key.value);
+      }
+      stack.push(pair.key, pair.value);
+    }
+  }
+  return offsets.sort((a, b) => a - b);
+}
+
 /** The full parse with `yaml`: node positions, syntax errors and warnings. */
 export function parseYamlFileFully(file: string, text: string): ParsedYamlFile {
   const lineCounter = new LineCounter();
@@ -140,7 +175,7 @@ export function parseYamlFileFully(file: string, text: string): ParsedYamlFile {
   };
   let doc: Document;
   try {
-    doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+    doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false });
   } catch (error) {
     // No parse error, however odd, may cost the file its name or the run its other files.
     fail(`cannot be parsed as YAML: ${(error as Error).message}`, 0);
@@ -153,8 +188,11 @@ export function parseYamlFileFully(file: string, text: string): ParsedYamlFile {
       issues.push(issue);
     }
   }
+  // Before the other errors' data check, as `yaml` would have reported them among its errors.
+  const duplicates = duplicateKeys(doc);
+  for (const offset of duplicates) fail('Map keys must be unique', offset);
   let data: unknown;
-  if (doc.errors.length === 0) {
+  if (doc.errors.length === 0 && duplicates.length === 0) {
     const deep = tooDeepAt(doc);
     if (deep !== undefined) data = fail(`nests deeper than ${MAX_DEPTH} levels of mappings and sequences`, deep);
     else {
