@@ -2,6 +2,7 @@
  * Shared atoms of the entity schemas. Every limit of the spec lives here once; entity files combine them.
  */
 import { z } from 'zod';
+import { nonFiniteUnionError } from './json-value.js';
 
 export const ID_CHARSET = /^[A-Za-z0-9_.-]+$/;
 export const NAME_CHARSET = /^[A-Za-z0-9_. -]+$/;
@@ -51,8 +52,7 @@ export const TEAM_DEFAULTS = { team: null, teamID: null } as const;
 /** What CreatorShape's fields are when left out (the console then stamps the caller). */
 export const CREATOR_DEFAULTS = { creatorID: null, creatorEmail: null } as const;
 
-/** A JSON object (return values, default values, parameter values). */
-export const JsonObjectSchema = z.record(z.string(), z.unknown()).describe('A JSON object.');
+export { JsonArraySchema, JsonObjectSchema } from './json-value.js';
 
 export const OwnerSchema = z
   .strictObject({
@@ -68,7 +68,7 @@ export const ConditionSchema = z
   .strictObject({
     type: z.string().min(1, 'must not be empty').describe('Condition type: public, user_id, email, app_version, passes_gate, passes_segment, ...'),
     targetValue: z
-      .union([z.array(z.union([z.string(), z.number()])), z.string(), z.number()])
+      .union([z.array(z.union([z.string(), z.number()], { error: nonFiniteUnionError })), z.string(), z.number()], { error: nonFiniteUnionError })
       .nullable()
       .optional()
       .describe('Values to compare with; an array of strings in requests.'),

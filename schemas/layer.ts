@@ -6,12 +6,14 @@ import {
   DescriptionSchema,
   EntityIdSchema,
   EntityNameSchema,
+  JsonArraySchema,
   JsonObjectSchema,
   TagsSchema,
   TargetAppsSchema,
   TEAM_DEFAULTS,
   TeamShape,
 } from './common.js';
+import { nonFiniteUnionError } from './json-value.js';
 
 export const LAYER_PARAMETER_TYPES = ['string', 'number', 'boolean', 'object', 'array'] as const;
 
@@ -24,7 +26,7 @@ export const LayerParameterSchema = z
       .describe('Parameter name, unique within the layer; experiment groups set values for it.'),
     type: z.enum(LAYER_PARAMETER_TYPES).describe('Type of the value: string, number, boolean, object or array.'),
     defaultValue: z
-      .union([z.string(), z.number(), z.boolean(), JsonObjectSchema, z.array(z.unknown())])
+      .union([z.string(), z.number(), z.boolean(), JsonObjectSchema, JsonArraySchema], { error: nonFiniteUnionError })
       .describe('Value served when no experiment of the layer assigns the unit; must match type.'),
   })
   .describe('A parameter of a layer.')

@@ -1,7 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import JSON5 from 'json5';
 import type { FieldError } from '../errors.js';
-import { checkJson5Twin } from './json5-twin.js';
+import { checkJson5Twin, nonFiniteErrors } from './json5-twin.js';
 import { duplicateNames } from './rule-names.js';
 
 type Json = Record<string, unknown>;
@@ -77,12 +77,16 @@ export function dynamicConfigRuleErrors(config: Json): FieldError[] {
 
 function parseSchemaText(text: unknown, path: string, errors: FieldError[]): unknown {
   if (typeof text !== 'string') return undefined;
+  let parsed: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    parsed = JSON.parse(text) as unknown;
   } catch (error) {
     errors.push({ property: path, errorMessage: `is not valid JSON: ${(error as Error).message}` });
     return undefined;
   }
+  const nonFinite = nonFiniteErrors(parsed, path);
+  errors.push(...nonFinite);
+  return nonFinite.length > 0 ? undefined : parsed;
 }
 
 function ruleNameOf(rules: Json[], path: string): string {

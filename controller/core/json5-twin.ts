@@ -1,5 +1,6 @@
 import JSON5 from 'json5';
 import type { FieldError } from '../errors.js';
+import { formatJsonPath, NON_FINITE_MESSAGE, nonFiniteNumberPaths } from '../../schemas/json-value.js';
 import { jsonEqual } from './json-equal.js';
 
 export interface TwinResult {
@@ -21,8 +22,21 @@ export function checkJson5Twin(plain: unknown, json5: unknown, plainPath: string
   } catch (error) {
     return { errors: [{ property: json5Path, errorMessage: `is not valid JSON5: ${(error as Error).message}` }] };
   }
+  const nonFinite = nonFiniteErrors(parsed, json5Path);
+  if (nonFinite.length > 0) return { errors: nonFinite };
   if (plain !== undefined && plain !== null && !jsonEqual(plain, parsed)) {
     return { errors: [{ property: json5Path, errorMessage: `must parse to the same JSON as ${plainPath}` }] };
   }
   return { value: parsed, errors: [] };
+}
+
+/**
+ * JSON5 (and JSON text with `1e309`) can spell Infinity and NaN, which JSON cannot hold: one error per
+ * such number, on the text's property, naming where in the value it sits.
+ */
+export function nonFiniteErrors(parsed: unknown, property: string): FieldError[] {
+  return nonFiniteNumberPaths(parsed).map((path) => ({
+    property,
+    errorMessage: `${path.length === 0 ? 'the value' : formatJsonPath(path)} ${NON_FINITE_MESSAGE}`,
+  }));
 }

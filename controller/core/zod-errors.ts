@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { FieldError } from '../errors.js';
+import { NON_FINITE_MESSAGE } from '../../schemas/json-value.js';
 import { didYouMean } from './did-you-mean.js';
 
 /** `['rules', 0, 'name']` → `rules[0].name`. */
@@ -50,9 +51,11 @@ export function zodIssuesToFieldErrors(issues: ReadonlyArray<z.core.$ZodIssue>, 
       continue;
     }
     const missing = issue.code === 'invalid_type' && 'input' in issue && issue.input === undefined;
+    // z.number() refuses Infinity and NaN as "expected number, received Infinity", which reads as a bug.
+    const nonFinite = issue.code === 'invalid_type' && issue.expected === 'number' && 'input' in issue && typeof issue.input === 'number';
     errors.push({
       property: formatPath(issue.path) || '(body)',
-      errorMessage: missing ? 'is required' : issue.message.replace(/^Invalid input: /, ''),
+      errorMessage: missing ? 'is required' : nonFinite ? NON_FINITE_MESSAGE : issue.message.replace(/^Invalid input: /, ''),
     });
   }
   return errors;
