@@ -142,8 +142,8 @@ async function round(dir: string, profile: boolean): Promise<Round> {
   const applyConsole = await start(['serve', '--port', '0', '--db', join(dir, 'apply.db')], { FLAGOPS_BOOTSTRAP_KEY: ADMIN }, /listening on (http:\/\/\S+)/, profileArgs);
   const { url } = applyConsole;
   const admin = new ConsoleClient({ baseUrl: url, apiKey: ADMIN });
-  const key = async (email: string): Promise<string> => String(((await admin.request('POST', '/console/v1/keys', { description: 'bench', userEmail: email, role: 'member' })).data as Record<string, unknown>)['key']);
-  const [submitterKey, approverKey, bridgeKey] = [await key('flagops@bench'), await key('approver@bench'), await key('bridge@bench')];
+  const key = async (email: string, role = 'member'): Promise<string> => String(((await admin.request('POST', '/console/v1/keys', { description: 'bench', userEmail: email, role })).data as Record<string, unknown>)['key']);
+  const [submitterKey, approverKey, bridgeKey] = [await key('flagops@bench'), await key('approver@bench'), await key('bridge@bench', 'webhook_receiver')];
   const bridge = await start(['bridge', '--repo', repo, '--port', '0', '--console', url], { FLAGOPS_API_KEY: bridgeKey, FLAGOPS_WEBHOOK_KEY: WEBHOOK_KEY }, /listening on (http:\/\/\S+)/, profileArgs);
   await admin.request('POST', '/console/v1/settings/precommit_webhook', { webhookURL: `${bridge.url}/webhook`, webhookKey: WEBHOOK_KEY });
   const applyOnce = (): ReturnType<typeof applyRepo> =>

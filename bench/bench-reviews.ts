@@ -129,10 +129,10 @@ try {
   const started = await startConsole(join(dir, 'console.db'));
   consoleProcess = started;
   base = started.url;
-  const key = async (email: string) => ((await api('POST', '/console/v1/keys', { description: 'bench', userEmail: email, role: 'member' })).data?.['key'] as string);
+  const key = async (email: string, role = 'member') => ((await api('POST', '/console/v1/keys', { description: 'bench', userEmail: email, role })).data?.['key'] as string);
   const bob = await key('bob@bench.test');
   const carol = await key('carol@bench.test');
-  validatorKey = await key('ci@bench.test');
+  validatorKey = await key('ci@bench.test', 'webhook_receiver');
   await api('POST', '/console/v1/settings/precommit_webhook', { webhookURL: receiverUrl, webhookKey: WEBHOOK_KEY });
   const gate = (prefix: string, round: number, i: number): string => `${prefix}_${round}_${i}`;
   await pool(CHANGES, CONCURRENCY, async (i) => {

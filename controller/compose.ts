@@ -171,13 +171,18 @@ export async function runUp(options: UpOptions): Promise<void> {
       return false;
     }
   };
-  const keyFor = (secret: string | undefined, email: string, description: string): string =>
-    valid(secret) ? secret : consoleInstance.auth.createKey({ description, userEmail: email, role: 'member' }).secret;
+  const keyFor = (secret: string | undefined, email: string, description: string, role = 'member'): string => {
+    if (!valid(secret)) return consoleInstance.auth.createKey({ description, userEmail: email, role }).secret;
+    // A state dir from before webhook_receiver existed holds a member bridge key, which can no longer validate.
+    const actor = consoleInstance.auth.authenticate(secret);
+    if (actor.role !== role && actor.keyId !== null) consoleInstance.auth.updateKey(actor.keyId, { role });
+    return secret;
+  };
   const keys: Required<UpKeys> = {
     admin: consoleInstance.bootstrap.secret ?? (valid(options.bootstrapKey) ? options.bootstrapKey : saved.admin ?? ''),
     submitter: keyFor(saved.submitter, 'flagops-up@localhost', 'flagops up: submits reviews'),
     approver: keyFor(saved.approver, 'release-bot@acme.example', 'flagops up: approves reviews'),
-    bridge: keyFor(saved.bridge, 'bridge@localhost', 'flagops up: the bridge'),
+    bridge: keyFor(saved.bridge, 'bridge@localhost', 'flagops up: the bridge', 'webhook_receiver'),
     webhook: saved.webhook ?? randomBytes(24).toString('base64url'),
   };
   writeFileSync(keysFile, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });

@@ -4,8 +4,11 @@ export { PERMISSIONS, type Permission };
 
 export const BUILTIN_ROLES: Readonly<Record<string, readonly Permission[]>> = {
   admin: PERMISSIONS,
-  member: ['read', 'write', 'submit_reviews', 'approve_reviews', 'commit_reviews', 'validate_changes'],
+  member: ['read', 'write', 'submit_reviews', 'approve_reviews', 'commit_reviews'],
   read_only: ['read'],
+  // The pre-commit webhook's receiver (the bridge): it decides validations and needs nothing else.
+  // Kept apart from member so the people whose change it is cannot decide their own validation.
+  webhook_receiver: ['read', 'validate_changes'],
 };
 
 /** Scope that makes any key read-only, whatever its user's role. */

@@ -46,7 +46,7 @@ beforeAll(async () => {
   server = await start();
   bob = await newKey('bob@example.com', 'member');
   carol = await newKey('carol@example.com', 'member');
-  ci = await newKey('ci@example.com', 'member');
+  ci = await newKey('ci@example.com', 'webhook_receiver');
   const settings = await api('POST', '/console/v1/settings/precommit_webhook', { webhookURL: receiver.url, webhookKey: WEBHOOK_KEY, initialMessage: 'Validated by CI.' });
   expect(settings.body.data).toEqual({ webhookURL: receiver.url, hasWebhookKey: true, initialMessage: 'Validated by CI.', enabled: true });
   expect((await api('POST', '/console/v1/gates', { id: 'checkout', name: 'checkout' })).status).toBe(201);

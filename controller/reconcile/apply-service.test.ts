@@ -194,7 +194,7 @@ describe('applyRepo through the pre-commit webhook', () => {
     const receiver = await startTestReceiver();
     try {
       await withOwnConsole('webhook', async ({ other, url, repo }) => {
-        const validator = new ConsoleClient({ baseUrl: url, apiKey: other.keyFor('ci@example.com', 'member') });
+        const validator = new ConsoleClient({ baseUrl: url, apiKey: other.keyFor('ci@example.com', 'webhook_receiver') });
         receiver.onWebhook((hook) => void validator.request('POST', '/console/v1/change_validation', { reviewID: hook.body['review_id'], validated: true }));
         await other.call('POST', '/console/v1/settings/precommit_webhook', { webhookURL: receiver.url, webhookKey: 'whk-apply-test' });
         const sent: string[] = [];

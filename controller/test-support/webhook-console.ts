@@ -8,7 +8,7 @@ export interface WebhookConsole {
   receiver: TestReceiver;
   /** A fresh console per test, its pre-commit webhook pointed at the receiver. */
   c: TestConsole;
-  /** Member keys: bob submits and commits, carol reviews, ci@example.com validates. */
+  /** bob submits and commits, carol reviews (members); ci@example.com validates (webhook_receiver). */
   bob: string;
   carol: string;
   validator: string;
@@ -31,7 +31,7 @@ export function useWebhookConsole(options: { webhookKey: string; webhookTimeoutM
     env.c = createTestConsole({ webhookTimeoutMs: options.webhookTimeoutMs });
     env.bob = env.c.keyFor('bob@example.com', 'member');
     env.carol = env.c.keyFor('carol@example.com', 'member');
-    env.validator = env.c.keyFor('ci@example.com', 'member');
+    env.validator = env.c.keyFor('ci@example.com', 'webhook_receiver');
     await options.seed(env.c);
     const settings = { webhookURL: env.receiver.url, webhookKey: options.webhookKey, ...(options.initialMessage === undefined ? {} : { initialMessage: options.initialMessage }) };
     const res = await env.c.call('POST', '/console/v1/settings/precommit_webhook', settings);

@@ -392,9 +392,10 @@ export class ReviewService {
   /**
    * A decision or a progress message from the customer's system. Repeating the decision a review
    * already has is harmless (no change); anything else on a review that is not pending validation
-   * is a 409.
+   * is a 409. Nobody who took part in the change (submitted, approved or committed it) may decide
+   * its validation, whatever their role: the validation is the check they don't control.
    */
-  validate(body: unknown): { review: ValidationOutcome; changed: boolean } {
+  validate(body: unknown, actor: Actor): { review: ValidationOutcome; changed: boolean } {
     const parsed = parseWith(ChangeValidationSchema, body ?? {});
     if (!parsed.ok) throw new InputError('Invalid change validation.', parsed.errors);
     const { reviewID, validated, message, debugLinks } = parsed.value;
@@ -404,6 +405,7 @@ export class ReviewService {
     const result = this.deps.store.transaction(() => {
       const review = this.load({ reviewId: reviewID });
       const validation = review.validation;
+      if (validated !== undefined) this.assertNotParticipant(review, actor);
       if (validated !== undefined && validation?.validated === validated && review.status !== 'pending_webhook_validation') {
         return { record: review, changed: false };
       }
@@ -420,5 +422,19 @@ export class ReviewService {
     });
     if (validated !== undefined && result.changed) this.deps.queue.settle(result.record.id, true);
     return { review: this.outcome(result.record), changed: result.changed };
+  }
+
+  private assertNotParticipant(review: ReviewRecord, actor: Actor): void {
+    const roles: [string | null | undefined, string][] = [
+      [review.submitter, 'submitted'],
+      [review.approvedBy, 'approved'],
+      [review.validation?.committer ?? review.committer, 'committed'],
+    ];
+    const part = roles.find(([email]) => email === actor.userEmail);
+    if (part) {
+      throw new NotAllowedError(
+        `${actor.userEmail} ${part[1]} this review; a user who submitted, approved or committed a change cannot decide its validation.`,
+      );
+    }
   }
 }

@@ -47,6 +47,16 @@ async function call(instance: ConsoleInstance, method: string, url: string, body
   });
 }
 
+const receiverKeys = new WeakMap<ConsoleInstance, string>();
+/** The receiver's key (webhook_receiver): the admin key below submitted, approved and committed, so it may not decide. */
+function receiverKey(instance: ConsoleInstance): string {
+  const existing = receiverKeys.get(instance);
+  if (existing !== undefined) return existing;
+  const secret = instance.auth.createKey({ description: 'receiver', userEmail: 'receiver@example.com', role: 'webhook_receiver' }).secret;
+  receiverKeys.set(instance, secret);
+  return secret;
+}
+
 /** A gate with an approved rules review, committed so that it is pending validation. */
 async function pendingReview(instance: ConsoleInstance): Promise<string> {
   await call(instance, 'POST', '/console/v1/gates', { id: 'gate1', name: 'gate1' });
@@ -76,7 +86,7 @@ describe('WebhookDispatcher', () => {
     await waitUntil(async () => ((await review(second, id)).validation.deliveredTime !== null ? true : undefined), 5000, 'delivery after restart');
     expect(receiver.received.length).toBeGreaterThan(delivered);
     expect(receiver.received.at(-1)?.headers['x-service-webhook-key']).toBe(KEY);
-    expect((await call(second, 'POST', '/console/v1/change_validation', { reviewID: id, validated: true })).statusCode).toBe(200);
+    expect((await call(second, 'POST', '/console/v1/change_validation', { reviewID: id, validated: true }, receiverKey(second))).statusCode).toBe(200);
     expect((await call(second, 'PUT', `/console/v1/gates/gate1/reviews/${id}/commit`)).json().data.status).toBe('committed');
     expect((await call(second, 'GET', '/console/v1/gates/gate1')).json().data.isEnabled).toBe(false);
   });
@@ -110,7 +120,7 @@ describe('WebhookDispatcher', () => {
     const instance = start();
     // The receiver decides before it answers the delivery.
     receiver.onWebhook(async (hook) => {
-      await call(instance, 'POST', '/console/v1/change_validation', { reviewID: hook.body['review_id'], validated: true });
+      await call(instance, 'POST', '/console/v1/change_validation', { reviewID: hook.body['review_id'], validated: true }, receiverKey(instance));
     });
     try {
       const decidedAtOnce = await pendingReview(instance);
@@ -141,9 +151,9 @@ describe('WebhookDispatcher', () => {
     // The receiver sends progress, then decides, and only then answers the delivery.
     receiver.onWebhook(async (hook) => {
       const reviewID = hook.body['review_id'] as string;
-      expect((await call(instance, 'POST', '/console/v1/change_validation', { reviewID, message: 'checking' })).statusCode).toBe(200);
+      expect((await call(instance, 'POST', '/console/v1/change_validation', { reviewID, message: 'checking' }, receiverKey(instance))).statusCode).toBe(200);
       seen.push((await review(instance, reviewID)).validation);
-      expect((await call(instance, 'POST', '/console/v1/change_validation', { reviewID, validated: true })).statusCode).toBe(200);
+      expect((await call(instance, 'POST', '/console/v1/change_validation', { reviewID, validated: true }, receiverKey(instance))).statusCode).toBe(200);
       seen.push(await review(instance, reviewID));
     });
     try {

@@ -10,8 +10,8 @@ const env = useWebhookConsole({
   webhookTimeoutMs: 5000,
   seed: async (console) => expect((await console.call('POST', '/console/v1/experiments', { id: 'exp1', name: 'exp one' })).statusCode).toBe(201),
 });
-let { receiver, c, bob, carol } = env;
-beforeEach(() => ({ receiver, c, bob, carol } = env));
+let { receiver, c, bob, carol, validator } = env;
+beforeEach(() => ({ receiver, c, bob, carol, validator } = env));
 
 const base = '/console/v1/experiments/exp1/reviews';
 const experiment = async () => (await c.call('GET', '/console/v1/experiments/exp1')).json().data;
@@ -24,7 +24,7 @@ async function throughWebhook(body: Record<string, unknown>): Promise<Record<str
   await c.call('PUT', `${base}/${id}/approve`, undefined, carol);
   expect((await c.call('PUT', `${base}/${id}/commit`, undefined, bob)).json().data.status).toBe('pending_webhook_validation');
   const hook = await receiver.waitFor((h) => h.body['review_id'] === id);
-  expect((await c.call('POST', '/console/v1/change_validation', { reviewID: id, validated: true }, carol)).statusCode).toBe(200);
+  expect((await c.call('POST', '/console/v1/change_validation', { reviewID: id, validated: true }, validator)).statusCode).toBe(200);
   expect((await c.call('PUT', `${base}/${id}/commit`, undefined, bob)).json().data.status).toBe('committed');
   return hook.body;
 }

@@ -239,10 +239,12 @@ describe('/roles (admin)', () => {
     const res = await c.call('GET', '/console/v1/roles');
     expect(res.statusCode).toBe(200);
     const roles = res.json().data as { name: string; permissions: string[]; builtin: boolean }[];
-    expect(roles.map((r) => r.name)).toEqual(['admin', 'member', 'read_only']);
+    expect(roles.map((r) => r.name)).toEqual(['admin', 'member', 'read_only', 'webhook_receiver']);
     expect(roles.every((r) => r.builtin)).toBe(true);
-    expect(roles[0]?.permissions).toEqual(expect.arrayContaining(['manage_keys', 'manage_roles', 'bypass_precommit_webhook', 'bypass_reviews']));
+    expect(roles[0]?.permissions).toEqual(expect.arrayContaining(['manage_keys', 'manage_roles', 'bypass_precommit_webhook', 'bypass_reviews', 'validate_changes']));
+    expect(roles[1]?.permissions).not.toContain('validate_changes');
     expect(roles[2]?.permissions).toEqual(['read']);
+    expect(roles[3]?.permissions).toEqual(['read', 'validate_changes']);
   });
 
   it('creates a custom role whose keys get exactly its permissions', async () => {

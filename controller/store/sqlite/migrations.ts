@@ -113,4 +113,16 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX reviews_pending_validation ON reviews (seq) WHERE status = 'pending_webhook_validation';
     `,
   },
+  {
+    version: 6,
+    name: 'member-cannot-validate',
+    // Deciding a validation moves to the built-in webhook_receiver role (created at start like every
+    // built-in role): a member could approve the validation of its own change and skip the receiver.
+    // The member role loses validate_changes even where it was edited; admin keeps every permission.
+    sql: `
+      UPDATE roles
+      SET permissions = (SELECT json_group_array(value) FROM json_each(roles.permissions) WHERE value <> 'validate_changes')
+      WHERE name = 'member' AND builtin = 1;
+    `,
+  },
 ];
