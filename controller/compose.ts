@@ -27,7 +27,7 @@ import { registerSettingsRoutes } from './console/routes/settings-routes.js';
 import { createMemoryStore } from './store/memory/memory-store.js';
 import type { Actor } from './console/permissions.js';
 import type { Store } from './store/ports.js';
-import { openSqliteStore } from './store/sqlite/open-sqlite-store.js';
+import { openSqliteStore, type Durability } from './store/sqlite/open-sqlite-store.js';
 
 export interface ConsoleOptions {
   /** SQLite file, ':memory:' for a throwaway SQLite database, or 'fake' for the in-memory fake store. */
@@ -42,6 +42,8 @@ export interface ConsoleOptions {
   rateLimitPerSecond?: number;
   /** How often a held review read (`waitWhile`) re-reads without being woken; default 250 ms. */
   reviewRecheckMs?: number;
+  /** What an acknowledged write survives (SQLite only); default normal. */
+  durability?: Durability;
 }
 
 export interface ConsoleInstance {
@@ -61,7 +63,7 @@ export interface ConsoleInstance {
 
 export function createConsole(options: ConsoleOptions): ConsoleInstance {
   const clock = options.clock ?? Date.now;
-  const store = options.db === 'fake' ? createMemoryStore() : openSqliteStore(options.db);
+  const store = options.db === 'fake' ? createMemoryStore() : openSqliteStore(options.db, undefined, { durability: options.durability });
   let publicUrl = options.publicUrl ?? 'http://127.0.0.1:8080';
   const auth = new AuthService({ store, clock });
   const bootstrap = auth.bootstrap(options.bootstrapKey);

@@ -1,6 +1,7 @@
 import { readEnvConfig } from '../config.js';
 import { createConsole } from '../compose.js';
 import { InputError } from '../errors.js';
+import { DEFAULT_DURABILITY, DURABILITY_MODES, type Durability } from '../store/sqlite/open-sqlite-store.js';
 import { stringOption, type Command } from './command.js';
 import { intOption, stderrLogger } from './cli-helpers.js';
 
@@ -8,13 +9,18 @@ export const serveCommand: Command = {
   name: 'serve',
   summary: 'Run the console HTTP API on a SQLite database',
   usage: `Usage: flagops serve [--host 127.0.0.1] [--port 8080] [--db PATH|:memory:] [--public-url URL]
-                     [--webhook-timeout MS] [--rate-limit N] [--log-level warn]
+                     [--webhook-timeout MS] [--rate-limit N] [--durability normal|full] [--log-level warn]
 
   With an empty database and FLAGOPS_BOOTSTRAP_KEY set, creates an admin key with that value;
   with neither keys nor the variable, generates an admin key and prints it once (to stderr).
   Prints "flagops console listening on http://HOST:PORT" to stdout when ready. --port 0 picks a free port.
   --rate-limit N allows each key N requests per second (bursts of 2N), answering 429 with Retry-After
-  above; 0 (the default) turns it off.`,
+  above; 0 (the default) turns it off.
+  --durability says what an acknowledged write survives. normal (the default): WAL with
+  synchronous=NORMAL; a crash of the process loses nothing, but an OS crash or power loss may roll
+  back the writes acknowledged since the last WAL sync (the console checkpoints once a second); the
+  database stays consistent. full: synchronous=FULL, every commit is fsynced before it is
+  acknowledged, at the cost of write throughput.`,
   options: {
     host: { type: 'string', default: '127.0.0.1' },
     port: { type: 'string', default: '8080' },
@@ -23,6 +29,7 @@ export const serveCommand: Command = {
     'webhook-timeout': { type: 'string', default: '120000' },
     'log-level': { type: 'string', default: 'warn' },
     'rate-limit': { type: 'string', default: '0' },
+    durability: { type: 'string', default: DEFAULT_DURABILITY },
   },
   async run(args, io) {
     const port = intOption(args, 'port', 0, 65535);
@@ -32,6 +39,10 @@ export const serveCommand: Command = {
     if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(level)) {
       throw new InputError('Invalid option.', [{ property: '--log-level', errorMessage: 'must be one of fatal, error, warn, info, debug, trace, silent' }]);
     }
+    const durability = stringOption(args, 'durability') ?? DEFAULT_DURABILITY;
+    if (!isDurability(durability)) {
+      throw new InputError('Invalid option.', [{ property: '--durability', errorMessage: `must be one of ${DURABILITY_MODES.join(', ')}` }]);
+    }
     const env = readEnvConfig(io.env);
     const instance = createConsole({
       db: stringOption(args, 'db') ?? './.flagops/console.db',
@@ -39,6 +50,7 @@ export const serveCommand: Command = {
       bootstrapKey: env.bootstrapKey,
       webhookTimeoutMs,
       rateLimitPerSecond: intOption(args, 'rate-limit', 0, 1_000_000),
+      durability,
       logger: stderrLogger(io, level),
     });
     if (instance.bootstrap.generated && instance.bootstrap.secret) {
@@ -61,3 +73,5 @@ export const serveCommand: Command = {
     return 0;
   },
 };
+
+const isDurability = (value: string): value is Durability => (DURABILITY_MODES as readonly string[]).includes(value);

@@ -20,24 +20,48 @@ const AUTOCHECKPOINT_PAGES = 20_000;
  */
 const DATA_VERSION_RECHECK_MS = 100;
 
+/**
+ * What an acknowledged write survives. Both keep the database consistent after any crash; they differ
+ * in an OS crash or power loss only:
+ * - `normal` (WAL + synchronous=NORMAL): a commit is appended to the WAL and fsynced at checkpoints
+ *   (about once a second), so a power loss may roll back the writes acknowledged since the last one.
+ *   A crash of the process alone loses nothing (the WAL is in the OS's page cache).
+ * - `full` (WAL + synchronous=FULL): every commit fsyncs the WAL before it is acknowledged.
+ */
+export const DURABILITY_MODES = ['normal', 'full'] as const;
+export type Durability = (typeof DURABILITY_MODES)[number];
+export const DEFAULT_DURABILITY: Durability = 'normal';
+
+export interface SqliteStoreOptions {
+  checkpointIntervalMs?: number;
+  dataVersionRecheckMs?: number;
+  now?: () => number;
+  durability?: Durability;
+}
+
+/** The SQLite store, which can also say how it syncs (for tests and diagnostics). */
+export interface SqliteStore extends Store {
+  /** SQLite's `PRAGMA synchronous` of the connection, by name: NORMAL or FULL. */
+  synchronous(): string;
+}
+
+const SYNCHRONOUS_NAMES = ['OFF', 'NORMAL', 'FULL', 'EXTRA'];
+
 /** Opens (creating if needed) a SQLite console database in WAL mode and applies pending migrations. */
-export function openSqliteStore(
-  path: string,
-  migrations: Migration[] = MIGRATIONS,
-  options: { checkpointIntervalMs?: number; dataVersionRecheckMs?: number; now?: () => number } = {},
-): Store {
+export function openSqliteStore(path: string, migrations: Migration[] = MIGRATIONS, options: SqliteStoreOptions = {}): SqliteStore {
   const file = path !== ':memory:';
   if (file) mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
+  db.pragma(`synchronous = ${(options.durability ?? DEFAULT_DURABILITY) === 'full' ? 'FULL' : 'NORMAL'}`);
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   migrate(db, migrations);
-  // With synchronous=NORMAL a commit only appends to the WAL; the fsyncs happen at checkpoints. By
-  // default SQLite checkpoints inside whichever COMMIT crosses 1000 WAL pages, so that request paid
-  // for two fsyncs and a page copy (most of a write's time in bench:api). A timer checkpoints once a
-  // second instead, off the request path, and the repeatedly written pages are copied once.
+  // With synchronous=NORMAL a commit only appends to the WAL; the fsyncs happen at checkpoints (with
+  // FULL, at every commit too). By default SQLite checkpoints inside whichever COMMIT crosses 1000
+  // WAL pages, so that request paid for two fsyncs and a page copy (most of a write's time in
+  // bench:api). A timer checkpoints once a second instead, off the request path, and the repeatedly
+  // written pages are copied once.
   let checkpointer: { stop: () => void } | undefined;
   if (file) {
     db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
@@ -81,6 +105,10 @@ export function openSqliteStore(
       if (db.inTransaction) return undefined;
       const external = currentDataVersion();
       return `${totalChanges.get() as number}:${external}`;
+    },
+    synchronous: () => {
+      const level = db.pragma('synchronous', { simple: true }) as number;
+      return SYNCHRONOUS_NAMES[level] ?? String(level);
     },
     close: () => {
       checkpointer?.stop();
