@@ -13,7 +13,7 @@ import { FsRepoReader } from '../source/fs-repo-reader.js';
 import { gitCommitOf, worktreeProblems, worktreeState } from '../source/git-worktree-state.js';
 import { readRepoConfig } from '../source/load-repo.js';
 import { booleanOption, stringOption, type CliIO, type Command, type ParsedArgs } from './command.js';
-import { intOption } from './cli-helpers.js';
+import { intOption, keyFromEnv } from './cli-helpers.js';
 import { colorFor, consoleClientFor, oneOf, repoDir, targetsOption } from './reconcile-options.js';
 
 /** Progress for people: a bar on a terminal, one plain line per entity otherwise. */
@@ -133,8 +133,7 @@ export const applyCommand: Command = {
     const approverEnv = stringOption(args, 'approver-key-env') ?? config.apply.approverKeyEnv;
     let approver: ConsoleClient | undefined;
     if (approverEnv !== undefined) {
-      const key = apiKeyFromEnv(io.env, approverEnv);
-      if (key === undefined) throw new InputError(`No approver key: set ${approverEnv}.`, [{ property: approverEnv, errorMessage: 'is not set' }]);
+      const key = keyFromEnv(io.env, approverEnv, 'approver key', '--approver-key-env or flagops.yaml apply.approverKeyEnv names it');
       if (key === apiKeyFromEnv(io.env, config.console.apiKeyEnv)) {
         throw new InputError('The approver key must belong to another user than the submitting key.', [{ property: approverEnv, errorMessage: `holds the same key as ${config.console.apiKeyEnv}` }]);
       }

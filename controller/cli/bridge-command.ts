@@ -1,12 +1,10 @@
 import { resolve } from 'node:path';
 import { DEFAULT_PROGRESS_AFTER_MS } from '../bridge/bridge-service.js';
 import { createBridge } from '../bridge/create-bridge.js';
-import { apiKeyFromEnv } from '../config.js';
-import { InputError } from '../errors.js';
 import { FsRepoReader } from '../source/fs-repo-reader.js';
 import { readRepoConfig } from '../source/load-repo.js';
 import { booleanOption, stringOption, type Command } from './command.js';
-import { intOption, stderrLogger } from './cli-helpers.js';
+import { intOption, keyFromEnv, stderrLogger } from './cli-helpers.js';
 import { consoleClientFor } from './reconcile-options.js';
 
 export const bridgeCommand: Command = {
@@ -43,8 +41,7 @@ export const bridgeCommand: Command = {
     const subdir = stringOption(args, 'subdir') ?? '';
     const config = await readRepoConfig(new FsRepoReader(resolve(repoDir, subdir)));
     const keyEnv = stringOption(args, 'webhook-key-env') ?? 'FLAGOPS_WEBHOOK_KEY';
-    const webhookKey = apiKeyFromEnv(io.env, keyEnv);
-    if (webhookKey === undefined) throw new InputError(`No webhook key: set ${keyEnv}.`, [{ property: keyEnv, errorMessage: 'is not set' }]);
+    const webhookKey = keyFromEnv(io.env, keyEnv, 'webhook key', '--webhook-key-env names it');
     const port = intOption(args, 'port', 0, 65535);
     const host = stringOption(args, 'host') ?? '127.0.0.1';
     const { app } = createBridge({

@@ -85,6 +85,15 @@ describe('the console URL and key', () => {
     expect(unset.stderr).toContain('FLAGOPS_API_KEY: is not set');
   });
 
+  it('reports an empty approver or webhook key variable as empty', async () => {
+    const apply = await flagops(['apply', TEMPLATE, '--console', url, '--auto-approve', '--allow-dirty', '--approver-key-env', 'APPROVER'], { FLAGOPS_API_KEY: ADMIN_KEY, APPROVER: '' });
+    expect(apply.code).toBe(1);
+    expect(apply.stderr).toContain('No approver key: the environment variable APPROVER is empty.');
+    const bridge = await flagops(['bridge', '--repo', TEMPLATE, '--console', url, '--port', '0'], { FLAGOPS_API_KEY: ADMIN_KEY, FLAGOPS_WEBHOOK_KEY: ' ' });
+    expect(bridge.code).toBe(1);
+    expect(bridge.stderr).toContain('FLAGOPS_WEBHOOK_KEY: is set but empty');
+  });
+
   it('names the variable of a key the console rejects (401), never the key', async () => {
     const run = await flagops(['status', TEMPLATE, '--console', url], { FLAGOPS_API_KEY: 'console-not-a-real-key' });
     expect(run.code).toBe(1);

@@ -38,7 +38,7 @@ export function consoleUrlOf(flag: string | undefined, configured: string): stri
 /** A key from the environment variable `name`, telling apart a variable that is not set from one that is empty. */
 export function keyFromEnv(env: CliIO['env'], name: string, what: string, origin: string): string {
   const value = env[name];
-  if (value === undefined) throw new InputError(`No ${what}: set the environment variable ${name}.`, [{ property: name, errorMessage: `is not set (${origin})` }]);
+  if (value === undefined) throw new InputError(`No ${what}: set ${name}.`, [{ property: name, errorMessage: `is not set (${origin})` }]);
   if (value.trim() === '') throw new InputError(`No ${what}: the environment variable ${name} is empty.`, [{ property: name, errorMessage: `is set but empty (${origin})` }]);
   return value;
 }

@@ -1,12 +1,10 @@
-import { apiKeyFromEnv } from '../config.js';
-import { InputError } from '../errors.js';
 import { ConsoleClient } from '../reconcile/console-client.js';
 import { createWatchCycle } from '../reconcile/watch-cycle.js';
 import { FsRepoReader } from '../source/fs-repo-reader.js';
 import { readRepoConfig } from '../source/load-repo.js';
 import { watchRepo } from '../source/watch-repo.js';
 import { booleanOption, stringOption, type Command } from './command.js';
-import { intOption } from './cli-helpers.js';
+import { intOption, keyFromEnv } from './cli-helpers.js';
 import { consoleClientFor, repoDir } from './reconcile-options.js';
 
 export const watchCommand: Command = {
@@ -32,8 +30,7 @@ export const watchCommand: Command = {
     let approver: ConsoleClient | undefined;
     const approverEnv = stringOption(args, 'approver-key-env') ?? config.apply.approverKeyEnv;
     if (booleanOption(args, 'apply') && approverEnv !== undefined) {
-      const key = apiKeyFromEnv(io.env, approverEnv);
-      if (key === undefined) throw new InputError(`No approver key: set ${approverEnv}.`, [{ property: approverEnv, errorMessage: 'is not set' }]);
+      const key = keyFromEnv(io.env, approverEnv, 'approver key', '--approver-key-env or flagops.yaml apply.approverKeyEnv names it');
       approver = new ConsoleClient({ baseUrl: client.baseUrl, apiKey: key, signal: io.signal });
     }
     const cycle = createWatchCycle({
