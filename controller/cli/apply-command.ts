@@ -6,14 +6,14 @@ import { renderPlanText } from '../core/render-plan-text.js';
 import { apiKeyFromEnv } from '../config.js';
 import { ConflictError, InputError } from '../errors.js';
 import { applyRepo, type ApplyEvent, type ApplyReport } from '../reconcile/apply-service.js';
-import { ConsoleClient } from '../reconcile/console-client.js';
+import type { ConsoleClient } from '../reconcile/console-client.js';
 import { parseSavedPlan, verifySavedPlan, type SavedPlan } from '../reconcile/saved-plan.js';
 import { adoptYaml } from '../source/adopt-yaml.js';
 import { FsRepoReader } from '../source/fs-repo-reader.js';
 import { gitCommitOf, worktreeProblems, worktreeState } from '../source/git-worktree-state.js';
 import { readRepoConfig } from '../source/load-repo.js';
 import { booleanOption, stringOption, type CliIO, type Command, type ParsedArgs } from './command.js';
-import { intOption, keyFromEnv } from './cli-helpers.js';
+import { consoleClientWithKeyFrom, intOption, keyFromEnv } from './cli-helpers.js';
 import { colorFor, consoleClientFor, oneOf, repoDir, targetsOption } from './reconcile-options.js';
 
 /** Progress for people: a bar on a terminal, one plain line per entity otherwise. */
@@ -137,7 +137,7 @@ export const applyCommand: Command = {
       if (key === apiKeyFromEnv(io.env, config.console.apiKeyEnv)) {
         throw new InputError('The approver key must belong to another user than the submitting key.', [{ property: approverEnv, errorMessage: `holds the same key as ${config.console.apiKeyEnv}` }]);
       }
-      approver = new ConsoleClient({ baseUrl: client.baseUrl, apiKey: key, signal: io.signal });
+      approver = consoleClientWithKeyFrom(approverEnv, { baseUrl: client.baseUrl, apiKey: key, signal: io.signal });
     }
     const report = await applyRepo({
       desired,

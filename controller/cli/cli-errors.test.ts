@@ -100,6 +100,13 @@ describe('the console URL and key', () => {
     expect(run.stderr).toContain('the console rejected the key in FLAGOPS_API_KEY (401)');
     expect(run.stderr).not.toContain('console-not-a-real-key');
   });
+
+  it("names the approver's variable when the console rejects that key", async () => {
+    const run = await flagops(['apply', TEMPLATE, '--console', url, '--auto-approve', '--allow-dirty', '--approver-key-env', 'APPROVER'], { FLAGOPS_API_KEY: ADMIN_KEY, APPROVER: 'console-wrong-approver' });
+    expect(run.code).toBe(1);
+    expect(run.stdout + run.stderr).toContain('the console rejected the key in APPROVER (401)');
+    expect(run.stdout + run.stderr).not.toContain('console-wrong-approver');
+  });
 });
 
 describe('the command registry', () => {

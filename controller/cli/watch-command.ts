@@ -1,10 +1,10 @@
-import { ConsoleClient } from '../reconcile/console-client.js';
+import type { ConsoleClient } from '../reconcile/console-client.js';
 import { createWatchCycle } from '../reconcile/watch-cycle.js';
 import { FsRepoReader } from '../source/fs-repo-reader.js';
 import { readRepoConfig } from '../source/load-repo.js';
 import { watchRepo } from '../source/watch-repo.js';
 import { booleanOption, stringOption, type Command } from './command.js';
-import { intOption, keyFromEnv } from './cli-helpers.js';
+import { consoleClientWithKeyFrom, intOption, keyFromEnv } from './cli-helpers.js';
 import { consoleClientFor, repoDir } from './reconcile-options.js';
 
 export const watchCommand: Command = {
@@ -31,7 +31,7 @@ export const watchCommand: Command = {
     const approverEnv = stringOption(args, 'approver-key-env') ?? config.apply.approverKeyEnv;
     if (booleanOption(args, 'apply') && approverEnv !== undefined) {
       const key = keyFromEnv(io.env, approverEnv, 'approver key', '--approver-key-env or flagops.yaml apply.approverKeyEnv names it');
-      approver = new ConsoleClient({ baseUrl: client.baseUrl, apiKey: key, signal: io.signal });
+      approver = consoleClientWithKeyFrom(approverEnv, { baseUrl: client.baseUrl, apiKey: key, signal: io.signal });
     }
     const cycle = createWatchCycle({
       desired,
