@@ -104,6 +104,14 @@ export function parseYamlFile(file: string, text: string): ParsedYamlFile {
   };
 }
 
+/** Line and column of an offset of a text `yaml` never parsed. */
+function linePosition(lineCounter: LineCounter, text: string, offset: number): { line: number; column: number } {
+  lineCounter.addNewLine(0);
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lineCounter.addNewLine(at + 1);
+  const { line, col } = lineCounter.linePos(offset);
+  return { line, column: col };
+}
+
 /** Deepest nesting of mappings and sequences a file may have; deeper data is refused before any rule walks it. */
 export const MAX_DEPTH = 64;
 
@@ -162,6 +170,32 @@ function duplicateKeys(doc: Document): number[] {
   return offsets.sort((a, b) => a - b);
 }
 
+/**
+ * Flow collections nested past this are refused before `yaml` parses them: its composer recurses
+ * per level and would run out of stack long before the data could be checked against MAX_DEPTH.
+ */
+const MAX_FLOW_OPEN = 1000;
+
+/** Offset where unquoted `[`/`{` outnumber their closers by more than MAX_FLOW_OPEN, if anywhere. */
+function runawayFlowAt(text: string): number | undefined {
+  let open = 0;
+  let quote = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quote !== '') {
+      if (c === quote) quote = '';
+      else if (c === '\n' && quote === '#') quote = '';
+      continue;
+    }
+    if (c === '"' || c === "'") quote = c;
+    else if (c === '#') quote = '#';
+    else if (c === '[' || c === '{') {
+      if (++open > MAX_FLOW_OPEN) return i;
+    } else if ((c === ']' || c === '}') && open > 0) open--;
+  }
+  return undefined;
+}
+
 /** The full parse with `yaml`: node positions, syntax errors and warnings. */
 export function parseYamlFileFully(file: string, text: string): ParsedYamlFile {
   const lineCounter = new LineCounter();
@@ -173,6 +207,11 @@ export function parseYamlFileFully(file: string, text: string): ParsedYamlFile {
     issues.push(issue);
     return undefined;
   };
+  const runaway = runawayFlowAt(text);
+  if (runaway !== undefined) {
+    fail(`nests deeper than ${MAX_DEPTH} levels of mappings and sequences`, runaway);
+    return { file, data: undefined, issues, place: (issue) => ({ ...issue, ...linePosition(lineCounter, text, syntaxOffsets.get(issue) ?? 0) }) };
+  }
   let doc: Document;
   try {
     doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false });
