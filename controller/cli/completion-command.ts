@@ -7,10 +7,12 @@ export const completionCommand: Command = {
   summary: 'Print a shell completion script (bash, zsh or fish) for every command and its flags',
   usage: `Usage: flagops completion bash|zsh|fish
 
-  Prints a completion script for the shell, generated from the commands and their options:
-    bash   source <(flagops completion bash)          (e.g. in ~/.bashrc)
-    zsh    source <(flagops completion zsh)           (in ~/.zshrc, after compinit)
-    fish   flagops completion fish > ~/.config/fish/completions/flagops.fish`,
+  Prints a completion script for the shell, generated from the commands and their options. Save it
+  once (generating loads every command):
+    bash   flagops completion bash > ~/.local/share/bash-completion/completions/flagops
+    zsh    flagops completion zsh > "\${fpath[1]}/_flagops"      (then restart zsh)
+    fish   flagops completion fish > ~/.config/fish/completions/flagops.fish
+  source <(flagops completion bash|zsh) loads it into the current shell only.`,
   options: {},
   allowPositionals: true,
   async run(args, io) {
