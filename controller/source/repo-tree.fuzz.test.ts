@@ -48,7 +48,9 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-function build(tree: fc.Infer<typeof treeArb>): { dir: string; refused: string[]; paths: Set<string> } {
+type Tree = typeof treeArb extends fc.Arbitrary<infer T> ? T : never;
+
+function build(tree: Tree): { dir: string; refused: string[]; paths: Set<string> } {
   const dir = join(root, `t${count++}`);
   mkdirSync(join(dir, 'data'), { recursive: true });
   writeFileSync(join(dir, 'data/inner.txt'), 'id: inner\nname: inner\n');
