@@ -89,6 +89,8 @@ const protoKey = fc.constantFrom('__proto__', 'constructor', 'prototype');
 interface Fixture {
   bodies: Map<string, Json>;
   ids: Map<string, string>;
+  /** Puts back what a successful DELETE of the collection's fixture removed, so later runs still find it. */
+  recreate: Map<string, () => Promise<void>>;
 }
 
 /** A valid body for the route, when the suite knows one; mutations start from it. */
@@ -110,9 +112,12 @@ function concretePath(template: string, fixture: Fixture, odd: (string | undefin
 async function seed(t: TestConsole): Promise<Fixture> {
   const bodies = new Map<string, Json>();
   const ids = new Map<string, string>();
+  const recreate = new Map<string, () => Promise<void>>();
   for (const { folder, body } of SAMPLE_ENTITIES) {
     const res = await t.call('POST', apiPathOf(folder), body);
     expect(res.statusCode, res.body).toBe(201);
+    const collection = folder === 'assignment_sources' ? 'assignment_source' : folder;
+    if (!recreate.has(collection)) recreate.set(collection, async () => void (await t.call('POST', apiPathOf(folder), body)));
     const list = apiPathOf(folder);
     const item = folder === 'assignment_sources' ? '/console/v1/experiments/assignment_source/{name}' : folder === 'prompts' ? `${list}/{name}` : `${list}/{id}`;
     const id = String(body['id'] ?? body['name']);
@@ -124,15 +129,23 @@ async function seed(t: TestConsole): Promise<Fixture> {
       ids.set(item.split('/').slice(-2, -1)[0] ?? folder, id);
     }
   }
-  const key = await t.call('POST', '/console/v1/keys', { description: 'fuzzed', userEmail: 'fuzz@example.com', role: 'member' });
-  expect(key.statusCode, key.body).toBe(201);
-  ids.set('keys', String((key.json() as { data: { id: string } }).data.id));
+  const newKey = async (): Promise<void> => {
+    const key = await t.call('POST', '/console/v1/keys', { description: 'fuzzed', userEmail: 'fuzz@example.com', role: 'member' });
+    expect(key.statusCode, key.body).toBe(201);
+    ids.set('keys', String((key.json() as { data: { id: string } }).data.id));
+  };
+  await newKey();
+  recreate.set('keys', newKey);
   const role = await t.call('POST', '/console/v1/roles', { name: 'fuzz_role', permissions: ['read'] });
   expect(role.statusCode, role.body).toBe(201);
   ids.set('roles', 'fuzz_role');
-  const review = await t.call('POST', '/console/v1/gates/new_checkout/reviews', { description: 'fuzz review', change: { description: 'reviewed' } });
-  expect(review.statusCode, review.body).toBe(201);
-  ids.set('reviews', String((review.json() as { data: { reviewID: string } }).data.reviewID));
+  const newReview = async (): Promise<void> => {
+    const review = await t.call('POST', '/console/v1/gates/new_checkout/reviews', { description: 'fuzz review', change: { description: `reviewed ${ids.size}` } });
+    if (review.statusCode === 201) ids.set('reviews', String((review.json() as { data: { reviewID: string } }).data.reviewID));
+  };
+  await newReview();
+  expect(ids.has('reviews')).toBe(true);
+  recreate.set('reviews', newReview);
   bodies.set('POST /console/v1/keys', { description: 'k', userEmail: 'someone@example.com', role: 'read_only' });
   bodies.set('PATCH /console/v1/keys/{id}', { description: 'renamed' });
   bodies.set('POST /console/v1/roles', { name: 'another_role', permissions: ['read'] });
@@ -145,7 +158,7 @@ async function seed(t: TestConsole): Promise<Fixture> {
   for (const kind of ['gates', 'dynamic_configs', 'segments', 'experiments']) {
     bodies.set(`POST /console/v1/${kind}/{id}/reviews`, { description: 'a change', change: { description: 'changed' } });
   }
-  return { bodies, ids };
+  return { bodies, ids, recreate };
 }
 
 /** Everything a refused request must leave alone: entities, versions, audit, keys, roles, settings, reviews. */
@@ -243,6 +256,9 @@ describe('write routes under random and mutated bodies', () => {
           expect(envelope.success, what).toBe(true);
           expect(envelope.data?.status, what).toBe(res.statusCode);
           expect(fullSnapshot(t), what).toBe(before);
+        } else if (route.method === 'DELETE') {
+          const collection = route.template.split('/').slice(-2, -1)[0] ?? '';
+          await fixture.recreate.get(collection)?.();
         } else if (route.template.endsWith('/precommit_webhook')) {
           const webhook = t.store.settings.get('precommit_webhook');
           if (!isLoopbackOrOff(webhook?.['webhookURL'])) t.store.settings.set('precommit_webhook', { ...webhook, webhookURL: '' });
