@@ -15,7 +15,7 @@ import { SAMPLE_ENTITIES, apiPathOf } from '../../test-support/sample-entities.j
 import { ADMIN_KEY, createTestConsole, type TestConsole } from '../../test-support/test-console.js';
 import { storeSnapshot } from '../../test-support/validation-table.js';
 
-const RUNS = Number(process.env['FUZZ_RUNS'] ?? 1500);
+const RUNS = Number(process.env['FUZZ_RUNS'] ?? 1000);
 const SEED = process.env['FUZZ_SEED'] === undefined ? undefined : Number(process.env['FUZZ_SEED']);
 
 type Json = Record<string, unknown>;
