@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Store } from '../store/ports.js';
 import type { AuthService } from './auth-service.js';
 import type { EntityService } from './entity-service.js';
-import { installErrorHandler } from './http/error-handler.js';
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandler } from './http/error-handler.js';
 import { RateLimiter } from './http/rate-limiter.js';
 import { buildOpenApiDocument } from './http/openapi-document.js';
 import { RouteCatalog } from './http/route-catalog.js';
@@ -26,6 +26,9 @@ export interface ConsoleAppDeps {
   rateLimit?: { perSecond: number; burst: number };
 }
 
+/** Longest path parameter the router passes to a route (an id may be at most 100 characters). */
+export const MAX_PARAM_LENGTH = 1000;
+
 declare module 'fastify' {
   interface FastifyRequest {
     actor?: Actor;
@@ -34,7 +37,16 @@ declare module 'fastify' {
 
 /** Builds the console HTTP app. It never listens: the caller (serve, tests via inject) decides. */
 export function buildConsoleApp(deps: ConsoleAppDeps): FastifyInstance {
-  const app = Fastify({ logger: deps.logger ?? false, bodyLimit: deps.bodyLimit ?? 1024 * 1024, return503OnClosing: true });
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    bodyLimit: deps.bodyLimit ?? 1024 * 1024,
+    return503OnClosing: true,
+    // Longer than any valid id, so a too-long id reaches the route and its validator names it (400);
+    // beyond this the router answers 414 itself.
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
+  });
   const catalog = new RouteCatalog();
   installErrorHandler(app);
 

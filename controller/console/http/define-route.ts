@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Actor } from '../permissions.js';
 import type { Pagination } from './request-helpers.js';
-import { actorOf, requirePermission } from './request-helpers.js';
+import { actorOf, checkBodyPresence, checkPathParams, requirePermission } from './request-helpers.js';
 import type { RouteCatalog, RouteDoc } from './route-catalog.js';
 
 export interface Envelope {
@@ -23,6 +23,8 @@ export function defineRoute(app: FastifyInstance, catalog: RouteCatalog, doc: Ro
     handler: async (request, reply) => {
       const actor = actorOf(request);
       requirePermission(actor, doc.permission);
+      checkPathParams(request.params);
+      checkBodyPresence(request.body, { takesBody: doc.body !== undefined, optional: doc.bodyOptional === true });
       const { status, ...envelope } = await handler(request, actor);
       return reply.status(status ?? doc.successStatus ?? 200).send(envelope);
     },

@@ -22,7 +22,9 @@ export function buildOpenApiDocument(catalog: RouteCatalog, serverUrl: string): 
     return rewrite(json);
   };
 
-  const errorResponse = { description: 'Error', content: { 'application/json': { schema: toSchema(ApiErrorSchema, 'output') } } };
+  const errorSchema = toSchema(ApiErrorSchema, 'output');
+  const errorResponses = (route: RouteDoc): Record<string, unknown> =>
+    Object.fromEntries(errorStatuses(route).map((status) => [String(status), { description: ERROR_DESCRIPTIONS[status], content: { 'application/json': { schema: errorSchema } } }]));
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of catalog.routes) {
     const path = route.url.replace(/:([A-Za-z]+)/g, '{$1}');
@@ -40,11 +42,7 @@ export function buildOpenApiDocument(catalog: RouteCatalog, serverUrl: string): 
       ],
       responses: {
         [String(route.successStatus ?? 200)]: { description: 'Success', content: { 'application/json': { schema: envelope(route, toSchema) } } },
-        '400': errorResponse,
-        '401': errorResponse,
-        '403': errorResponse,
-        '404': errorResponse,
-        '409': errorResponse,
+        ...errorResponses(route),
       },
     };
     if (route.body) {
@@ -66,6 +64,43 @@ export function buildOpenApiDocument(catalog: RouteCatalog, serverUrl: string): 
     },
     paths,
   };
+}
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Invalid input: a malformed URL, query, header or body, or a field that breaks a rule (errors[] names each).',
+  401: 'Missing, unknown or deactivated SERVICE-API-KEY.',
+  403: "The key's role lacks the permission this route needs, or a rule forbids this user the action.",
+  404: 'No such entity, review, key or role.',
+  409: 'The change conflicts with the current state (a version mismatch, an existing id, a review in another state).',
+  413: 'The request body is larger than the accepted size.',
+  414: 'A path parameter is too long for the router.',
+  415: 'The request body is not application/json.',
+  429: 'Rate limit of the key exceeded (when the console runs with --rate-limit); Retry-After says when to retry.',
+  431: 'The request headers or URL are too large.',
+  500: 'Unexpected server error (the body carries no internals).',
+};
+
+/**
+ * The error statuses a route can answer with, every one in the API's error envelope: what the
+ * framework sends for any request of its shape, plus what the console's own checks send.
+ */
+function errorStatuses(route: RouteDoc): number[] {
+  const keyed = route.url.startsWith('/console/v1');
+  const withParams = route.url.includes('/:');
+  const parsesBody = route.method !== 'GET';
+  const writes = parsesBody && keyed;
+  return [
+    400,
+    ...(keyed ? [401, 403] : []),
+    ...(keyed || withParams ? [404] : []),
+    ...(writes ? [409] : []),
+    ...(parsesBody ? [413] : []),
+    ...(withParams ? [414] : []),
+    ...(parsesBody ? [415] : []),
+    ...(keyed ? [429] : []),
+    431,
+    500,
+  ];
 }
 
 function envelope(route: RouteDoc, toSchema: (s: z.ZodType, io: 'input' | 'output') => unknown): Json {

@@ -73,6 +73,42 @@ export function parseIfMatch(header: string | string[] | undefined): number | un
   return Number(match[1]);
 }
 
+/** Longest path parameter any route accepts: entity ids are at most 100 characters, review and key ids and role names shorter. */
+export const MAX_PATH_PARAM = 100;
+
+/** A path parameter no route could match names itself (400) instead of answering "not found". */
+export function checkPathParams(params: unknown): void {
+  const errors: FieldError[] = [];
+  for (const [name, value] of Object.entries((params ?? {}) as Record<string, unknown>)) {
+    if (typeof value === 'string' && value.length > MAX_PATH_PARAM) errors.push({ property: name, errorMessage: `must be at most ${MAX_PATH_PARAM} characters long` });
+  }
+  if (errors.length > 0) throw new InputError('Invalid path parameter.', errors);
+}
+
+/**
+ * The body rules every route shares, before its own schema: a route without a body accepts none (an
+ * empty body or `{}` carries nothing and passes); a route whose body is required refuses a missing
+ * or `null` one, and an optional body is left out, never `null`. So a request that names a field
+ * the route ignores, or sends nothing where something is needed, is a 400 and changes nothing.
+ */
+export function checkBodyPresence(body: unknown, rule: { takesBody: boolean; optional: boolean }): void {
+  if (!rule.takesBody) {
+    if (body === undefined || isEmptyObject(body)) return;
+    const errors: FieldError[] =
+      typeof body === 'object' && body !== null && !Array.isArray(body)
+        ? Object.keys(body).map((property) => ({ property, errorMessage: 'is not a known field: this action takes no body' }))
+        : [{ property: '(body)', errorMessage: 'must be empty: this action takes no body' }];
+    throw new InputError('This action takes no request body.', errors);
+  }
+  if (body === null || (body === undefined && !rule.optional)) {
+    throw new InputError('Invalid request body.', [{ property: '(body)', errorMessage: rule.optional ? 'must be an object, or left out' : 'must be an object' }]);
+  }
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+}
+
 export function actorOf(request: FastifyRequest): Actor {
   const actor = (request as FastifyRequest & { actor?: Actor }).actor;
   if (!actor) throw new AuthenticationError('Not authenticated.');

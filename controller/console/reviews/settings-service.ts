@@ -51,6 +51,8 @@ export class SettingsService {
     const { store } = this.deps;
     return store.transaction(() => {
       const before = this.reviews();
+      // A write that changes nothing leaves no audit row (as for every other no-op write).
+      if (before.is_config_review_required === parsed.value.is_config_review_required) return parsed.value;
       store.settings.set(REVIEWS, { ...parsed.value });
       this.audit(actor, REVIEWS, { before, after: parsed.value });
       return parsed.value;
@@ -83,6 +85,7 @@ export class SettingsService {
       if (after.url !== '' && after.key === '') {
         throw new InputError('Invalid pre-commit webhook settings.', [{ property: 'webhookKey', errorMessage: 'is required while webhookURL is set' }]);
       }
+      if (after.url === before.url && after.key === before.key && after.initialMessage === before.initialMessage) return view(after);
       store.settings.set(WEBHOOK, { webhookURL: after.url, webhookKey: after.key, initialMessage: after.initialMessage });
       this.audit(actor, WEBHOOK, {
         before: view(before),

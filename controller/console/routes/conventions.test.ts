@@ -131,7 +131,7 @@ describe('request bodies', () => {
     const before = snapshot(c);
     const res = await c.call('POST', '/console/v1/gates', { name: 'big', description: 'x'.repeat(1024 * 1024 + 1) });
     expect(res.statusCode).toBe(413);
-    expect(res.json()).toEqual({ status: 413, message: expect.any(String) });
+    expect(res.json()).toEqual({ status: 413, message: expect.any(String), errors: [{ property: '(body)', errorMessage: 'is larger than the accepted size' }] });
     expect(snapshot(c)).toBe(before);
   });
 
@@ -149,7 +149,7 @@ describe('request bodies', () => {
     const before = snapshot(c);
     const res = await c.call('POST', '/console/v1/gates', '{"name":"checkout"}', undefined, { 'content-type': type });
     expect(res.statusCode).toBe(415);
-    expect(res.json()).toEqual({ status: 415, message: expect.any(String) });
+    expect(res.json()).toEqual({ status: 415, message: expect.any(String), errors: [{ property: 'content-type', errorMessage: 'must be application/json' }] });
     expect(snapshot(c)).toBe(before);
   });
 
