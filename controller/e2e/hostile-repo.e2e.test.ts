@@ -113,7 +113,8 @@ describe('flagops validate on a hostile repository', () => {
     const run = await validate(dir, { killAfterMs: 300 });
     // Signalled mid-run (ten thousand files take over a second), it stops instead of finishing.
     expect(run.stdout).not.toMatch(/entity files valid/);
-    expect(run.code === 0).toBe(false);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/Interrupted: stopped reading the config repository/);
     expect(run.signalledAt).toBeLessThan(5000);
   });
 });

@@ -4,7 +4,7 @@ import { join, sep } from 'node:path';
 import { ENTITY_SCHEMAS } from '../../schemas/index.js';
 import { REPO_CONFIG_FILE, type ReadLimits } from '../../schemas/repo-config.js';
 import { InputError } from '../errors.js';
-import { overFileLimit, ReadBudget, readerLimits, unreadableError } from './read-budget.js';
+import { overFileLimit, ReadBudget, readerLimits, stopIfAborted, unreadableError } from './read-budget.js';
 import type { RepoListing, RepoProblem, RepoReadOptions, RepoReader } from './repo-reader.js';
 
 /** Files read between two turns of the event loop. */
@@ -145,7 +145,7 @@ export class FsRepoReader implements RepoReader {
     const budget = new ReadBudget(limits.maxRepoBytes, problems);
     let root: string | undefined;
     for (let start = 0; start < paths.length; start += BATCH) {
-      this.options.signal?.throwIfAborted();
+      stopIfAborted(this.options.signal);
       for (const path of paths.slice(start, start + BATCH)) {
         const result = this.readOne(path, () => (root ??= realpathSync(this.dir)), limits.maxFileBytes, budget);
         if (typeof result === 'string') texts.set(path, result);

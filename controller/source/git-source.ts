@@ -2,7 +2,7 @@ import { simpleGit, type SimpleGit } from 'simple-git';
 import { ENTITY_SCHEMAS } from '../../schemas/index.js';
 import { REPO_CONFIG_FILE, type ReadLimits } from '../../schemas/repo-config.js';
 import { InputError, UpstreamError } from '../errors.js';
-import { overFileLimit, ReadBudget, readerLimits, unreadableError } from './read-budget.js';
+import { overFileLimit, ReadBudget, readerLimits, stopIfAborted, unreadableError } from './read-budget.js';
 import type { RepoListing, RepoProblem, RepoReadOptions, RepoReader } from './repo-reader.js';
 
 /** Blobs fetched by one `git show`: keeps the command line well under the OS limit. */
@@ -135,7 +135,7 @@ export class GitRepoReader implements RepoReader {
       else if (budget.admit(path, blob.size)) wanted.push({ path, blob });
     }
     for (let start = 0; start < wanted.length; start += BATCH) {
-      this.options.signal?.throwIfAborted();
+      stopIfAborted(this.options.signal);
       const batch = wanted.slice(start, start + BATCH);
       let buffer: Buffer;
       try {

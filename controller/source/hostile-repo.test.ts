@@ -110,7 +110,7 @@ describe('the working-tree reader', () => {
     for (let i = 0; i < 600; i++) files[`gates/g_${i}.yaml`] = GATE(`g_${i}`);
     const controller = new AbortController();
     controller.abort();
-    await expect(loadRepo(new FsRepoReader(repo(files), undefined, { signal: controller.signal }))).rejects.toThrow(/abort/i);
+    await expect(loadRepo(new FsRepoReader(repo(files), undefined, { signal: controller.signal }))).rejects.toThrow(/Interrupted: stopped reading the config repository/);
   });
 });
 

@@ -8,7 +8,7 @@ import { validateEntityFile } from '../core/validate-entity.js';
 import { parseWith } from '../core/zod-errors.js';
 import { InputError } from '../errors.js';
 import { parseYamlFile, type ParsedYamlFile } from './parse-yaml-file.js';
-import { readerLimits, unreadableError } from './read-budget.js';
+import { readerLimits, stopIfAborted, unreadableError } from './read-budget.js';
 import type { RepoListing, RepoProblem, RepoReader } from './repo-reader.js';
 import { escapeControl } from '../core/render-diagnostics.js';
 
@@ -178,7 +178,7 @@ export async function loadRepo(reader: RepoReader): Promise<LoadedRepo> {
     if (path === REPO_CONFIG_FILE) continue;
     if (index % PARSE_BATCH === PARSE_BATCH - 1) {
       await new Promise<void>((resolve) => setImmediate(resolve));
-      reader.options.signal?.throwIfAborted();
+      stopIfAborted(reader.options.signal);
     }
     const [folder = '', name = ''] = path.split('/');
     const entry = entryForFolder(folder);

@@ -1,6 +1,6 @@
 import { DEFAULT_READ_LIMITS, type ReadLimits } from '../../schemas/repo-config.js';
 import { escapeControl } from '../core/render-diagnostics.js';
-import { InputError } from '../errors.js';
+import { DomainError, InputError } from '../errors.js';
 import type { RepoProblem, RepoReadOptions } from './repo-reader.js';
 
 /** The limits a reader applies on its own: its options over the defaults. */
@@ -57,4 +57,9 @@ export function unreadableError(label: string, problems: readonly RepoProblem[])
     `Cannot read ${problems.length === 1 ? 'a file' : `${problems.length} files`} of ${escapeControl(label)}.`,
     problems.map((p) => ({ property: escapeControl(p.path), errorMessage: p.message })),
   );
+}
+
+/** Between two files: a run that was asked to stop (SIGTERM, SIGINT) stops with a plain message. */
+export function stopIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new DomainError('Interrupted: stopped reading the config repository.');
 }
