@@ -3,6 +3,8 @@
  *   (a) bare Fastify JSON route answering the same bytes as (b)  — the baseline
  *   (b) GET   /console/v1/gates/{id}  with SERVICE-API-KEY        — target ≥ 0.7 × (a)
  *   (c) PATCH /console/v1/gates/{id}  on a SQLite file (WAL)      — target ≥ 1,500 req/s, no write lost
+ * (b) and (c) run on `flagops serve --durability normal` (the default) and again on a second console
+ * with `--durability full` (an fsync per commit); the report gives the ratio full/normal of each.
  * Every server runs in its own child process (the compiled CLI for b and c), autocannon runs here,
  * so load generator and server don't share a core. Each PATCH sets a new description, so each 2xx
  * must be one new version: after the run, GET versions' totalItems is compared with the 2xx count.
@@ -16,6 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import type { Durability } from '../controller/store/sqlite/open-sqlite-store.js';
 import { ChildProcesses, type Server } from './child-processes.js';
 
 const { values } = parseArgs({
@@ -88,32 +91,32 @@ async function measure(name: string, server: ChildProcess, options: autocannon.O
   return { result, warm2xx: warm['2xx'] };
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'flagops-bench-api-'));
-let exitCode = 0;
-try {
-  if (!values['no-build']) {
-    process.stderr.write('building (npm run build; pass --no-build to skip)...\n');
-    const build = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
-    if (build.status !== 0) throw new Error('build failed');
-  }
+interface ConsoleRun {
+  durability: Durability;
+  read: Measured;
+  write: Measured;
+  writes2xx: number;
+  newVersions: number;
+  gateVersion: string;
+  lost: number;
+  unacknowledged: number;
+  /** No acknowledged write lost, no more unacknowledged ones than could be in flight, no PATCH refused. */
+  ok: boolean;
+}
 
-  const consoleServer = await startChild([join(ROOT, 'bin', 'flagops.js'), 'serve', '--port', '0', '--db', join(dir, 'console.db')], { FLAGOPS_BOOTSTRAP_KEY: ADMIN }, /listening on (http:\/\/\S+)/);
-  const base = consoleServer.url;
-  const rule = (name: string, pass: number) => ({ name, passPercentage: pass, conditions: [{ type: 'email', operator: 'str_contains_any', targetValue: ['@example.com'] }] });
-  await api(base, 'POST', '/console/v1/gates', { id: GATE, name: 'bench gate', description: 'benchmark', tags: ['bench'], rules: [rule('staff', 100), rule('beta', 20)] });
-  const gateBody = await fetch(`${base}/console/v1/gates/${GATE}`, { headers: { 'SERVICE-API-KEY': ADMIN } }).then((r) => r.text());
-  const payloadFile = join(dir, 'payload.json');
-  writeFileSync(payloadFile, gateBody);
-
-  const bare = await startChild(['--import', 'tsx', join(ROOT, 'bench', 'bare-server.ts'), payloadFile], {}, /listening on (http:\/\/\S+)/);
-
-  process.stderr.write(`measuring: ${WARMUP} s warm-up + ${DURATION} s each, ${CONNECTIONS} connections\n`);
-  const a = await measure('(a) bare fastify GET', bare.child, { url: `${bare.url}/bare` });
-  const b = await measure('(b) GET gate', consoleServer.child, { url: `${base}/console/v1/gates/${GATE}`, headers: { 'SERVICE-API-KEY': ADMIN } });
-
-  const versionsBefore = Number((((await api(base, 'GET', `/console/v1/gates/${GATE}/versions?limit=1`))['pagination'] as Record<string, unknown>)['totalItems']));
+/**
+ * GETs then PATCHes of the gate on one console. Each PATCH sets a new description, so each 2xx must
+ * be one new version: afterwards, GET versions' totalItems is compared with the 2xx count.
+ */
+async function measureConsole(durability: Durability, server: Server): Promise<ConsoleRun> {
+  const base = server.url;
+  const suffix = durability === 'normal' ? '' : `, ${durability}`;
+  const read = await measure(`(b) GET gate${suffix}`, server.child, { url: `${base}/console/v1/gates/${GATE}`, headers: { 'SERVICE-API-KEY': ADMIN } });
+  const totalVersions = async (): Promise<number> =>
+    Number(((await api(base, 'GET', `/console/v1/gates/${GATE}/versions?limit=1`))['pagination'] as Record<string, unknown>)['totalItems']);
+  const versionsBefore = await totalVersions();
   let counter = 0;
-  const c = await measure('(c) PATCH gate', consoleServer.child, {
+  const write = await measure(`(c) PATCH gate${suffix}`, server.child, {
     url: base,
     requests: [
       {
@@ -124,22 +127,59 @@ try {
       },
     ],
   });
-  const versionsAfter = Number((((await api(base, 'GET', `/console/v1/gates/${GATE}/versions?limit=1`))['pagination'] as Record<string, unknown>)['totalItems']));
+  const newVersions = (await totalVersions()) - versionsBefore;
   const gate = (await api(base, 'GET', `/console/v1/gates/${GATE}`))['data'] as Record<string, unknown>;
-  const writes2xx = c.warm2xx + c.result.ok;
-  const newVersions = versionsAfter - versionsBefore;
-
-  const readRatio = b.result.rps / a.result.rps;
-  const writeRatio = c.result.rps / a.result.rps;
+  const writes2xx = write.warm2xx + write.result.ok;
   // autocannon stops at the deadline with up to one request in flight per connection: the server may
   // still apply those, so a run can add up to CONNECTIONS versions it never saw acknowledged.
   const lost = Math.max(0, writes2xx - newVersions);
   const unacknowledged = newVersions - writes2xx;
-  const inFlightBound = 2 * CONNECTIONS;
+  const ok = lost === 0 && unacknowledged <= 2 * CONNECTIONS && write.result.non2xx === 0;
+  return { durability, read: read.result, write: write.result, writes2xx, newVersions, gateVersion: String(gate['version']), lost, unacknowledged, ok };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'flagops-bench-api-'));
+let exitCode = 0;
+try {
+  if (!values['no-build']) {
+    process.stderr.write('building (npm run build; pass --no-build to skip)...\n');
+    const build = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
+    if (build.status !== 0) throw new Error('build failed');
+  }
+
+  const rule = (name: string, pass: number) => ({ name, passPercentage: pass, conditions: [{ type: 'email', operator: 'str_contains_any', targetValue: ['@example.com'] }] });
+  const startConsole = async (durability: Durability): Promise<Server> => {
+    const server = await startChild(
+      [join(ROOT, 'bin', 'flagops.js'), 'serve', '--port', '0', '--db', join(dir, `console-${durability}.db`), '--durability', durability],
+      { FLAGOPS_BOOTSTRAP_KEY: ADMIN },
+      /listening on (http:\/\/\S+)/,
+    );
+    await api(server.url, 'POST', '/console/v1/gates', { id: GATE, name: 'bench gate', description: 'benchmark', tags: ['bench'], rules: [rule('staff', 100), rule('beta', 20)] });
+    return server;
+  };
+
+  const normalServer = await startConsole('normal');
+  const gateBody = await fetch(`${normalServer.url}/console/v1/gates/${GATE}`, { headers: { 'SERVICE-API-KEY': ADMIN } }).then((r) => r.text());
+  const payloadFile = join(dir, 'payload.json');
+  writeFileSync(payloadFile, gateBody);
+
+  const bare = await startChild(['--import', 'tsx', join(ROOT, 'bench', 'bare-server.ts'), payloadFile], {}, /listening on (http:\/\/\S+)/);
+
+  process.stderr.write(`measuring: ${WARMUP} s warm-up + ${DURATION} s each, ${CONNECTIONS} connections\n`);
+  const a = await measure('(a) bare fastify GET', bare.child, { url: `${bare.url}/bare` });
+  const normal = await measureConsole('normal', normalServer);
+  const fullServer = await startConsole('full');
+  const full = await measureConsole('full', fullServer);
+
+  const readRatio = normal.read.rps / a.result.rps;
+  const writeRatio = normal.write.rps / a.result.rps;
   const cpu = (m: Measured): string => (m.cpuPerRequest === undefined ? '-' : m.cpuPerRequest.toFixed(0));
   const row = (m: Measured): string =>
     `| ${m.name.padEnd(22)} | ${String(Math.round(m.rps)).padStart(7)} | ${m.p99.toFixed(0).padStart(6)} | ${cpu(m).padStart(13)} | ${String(m.ok).padStart(7)} | ${String(m.non2xx + m.errors).padStart(6)} |`;
-  const cpuRatio = a.result.cpuPerRequest && b.result.cpuPerRequest ? (a.result.cpuPerRequest / b.result.cpuPerRequest).toFixed(2) : '-';
+  const cpuRatio = a.result.cpuPerRequest && normal.read.cpuPerRequest ? (a.result.cpuPerRequest / normal.read.cpuPerRequest).toFixed(2) : '-';
+  const kept = (m: ConsoleRun): string =>
+    `writes kept (--durability ${m.durability}): ${m.writes2xx} PATCH 2xx (warm-up + run) → ${m.newVersions} new versions (gate now at version ${m.gateVersion}); ` +
+    `lost: ${m.lost}, applied but cut off by the deadline: ${m.unacknowledged} (at most ${2 * CONNECTIONS}) ${m.ok ? 'ok' : 'WRITES LOST'}`;
   const lines = [
     `bench:api — ${new Date().toISOString()} — node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'})`,
     `${WARMUP} s warm-up + ${DURATION} s per run, ${CONNECTIONS} connections; servers in child processes, autocannon in this one`,
@@ -147,16 +187,20 @@ try {
     '| run                    |   req/s | p99 ms | server CPU µs |     2xx | errors |',
     '|------------------------|--------:|-------:|--------------:|--------:|-------:|',
     row(a.result),
-    row(b.result),
-    row(c.result),
+    row(normal.read),
+    row(normal.write),
+    row(full.read),
+    row(full.write),
     '',
     `reads  b/a = ${readRatio.toFixed(2)}  (target ≥ ${READ_RATIO_TARGET}) ${readRatio >= READ_RATIO_TARGET ? 'ok' : 'BELOW TARGET'}; by server CPU per request a/b = ${cpuRatio}`,
-    `writes c/a = ${writeRatio.toFixed(2)}; ${Math.round(c.result.rps)} req/s (target ≥ ${WRITE_RATE_TARGET}) ${c.result.rps >= WRITE_RATE_TARGET ? 'ok' : 'BELOW TARGET'}`,
-    `writes kept: ${writes2xx} PATCH 2xx (warm-up + run) → ${newVersions} new versions (gate now at version ${String(gate['version'])}); ` +
-      `lost: ${lost}, applied but cut off by the deadline: ${unacknowledged} (at most ${inFlightBound}) ${lost === 0 && unacknowledged <= inFlightBound ? 'ok' : 'WRITES LOST'}`,
+    `writes c/a = ${writeRatio.toFixed(2)}; ${Math.round(normal.write.rps)} req/s (target ≥ ${WRITE_RATE_TARGET}) ${normal.write.rps >= WRITE_RATE_TARGET ? 'ok' : 'BELOW TARGET'}`,
+    `durability full/normal: reads ${(full.read.rps / normal.read.rps).toFixed(2)}, PATCHes ${(full.write.rps / normal.write.rps).toFixed(2)} ` +
+      `(${Math.round(full.write.rps)} vs ${Math.round(normal.write.rps)} req/s; full fsyncs every commit)`,
+    kept(normal),
+    kept(full),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
-  if (lost !== 0 || unacknowledged > inFlightBound || c.result.non2xx > 0) exitCode = 1;
+  if (!normal.ok || !full.ok) exitCode = 1;
 } catch (error) {
   process.stderr.write(`bench:api failed: ${error instanceof Error ? error.message : String(error)}\n`);
   exitCode = 1;
