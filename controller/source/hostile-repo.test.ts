@@ -94,6 +94,17 @@ describe('the working-tree reader', () => {
     expect(loaded.entities.map((e) => e.id)).toEqual(['a_gate', 'b_gate']);
   });
 
+  it('refuses a kind folder that is a link or a file instead of a folder', async () => {
+    const dir = repo({ 'flagops.yaml': '', 'data/a_gate.yaml': GATE('a_gate'), segments: 'not a folder\n' });
+    symlinkSync('data', join(dir, 'gates'));
+    const loaded = await loadRepo(new FsRepoReader(dir));
+    expect(byFile(loaded.diagnostics)).toEqual({
+      gates: 'is a symbolic link, not a folder: a kind folder must be a real folder of the repository; not read',
+      segments: 'is a file, not a folder: a kind folder must be a real folder of the repository; not read',
+    });
+    expect(loaded.fileCount).toBe(0);
+  });
+
   it('treats a folder with neither flagops.yaml nor a kind folder as the wrong folder, unless asked to accept it', async () => {
     const dir = repo({ 'README.md': '# not a config repository\n' });
     await expect(loadRepo(new FsRepoReader(dir))).rejects.toThrow(/is not a config repository: it has no flagops\.yaml and none of the folders segments\/, gates\//);

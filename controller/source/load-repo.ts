@@ -190,10 +190,10 @@ export async function loadRepo(reader: RepoReader): Promise<LoadedRepo> {
       }
       continue;
     }
-    fileCount++;
     const text = texts.get(path);
     // Not read (its problem is already reported).
     if (text === undefined) continue;
+    fileCount++;
     try {
       // The parsed document (the bulk of the memory) is dropped after this file's checks.
       const parsed = parseYamlFile(path, text);
