@@ -8,7 +8,7 @@ export const KeyCreateSchema = z
   .strictObject({
     description: z.string().max(1000, 'must be at most 1000 characters long').describe('What the key is for.'),
     userEmail: EmailSchema.describe('The user the key belongs to; created with the role when new.'),
-    role: RoleNameSchema.describe('Role of the user: admin, member, read_only, or a custom role.'),
+    role: RoleNameSchema.describe('Role of the user: admin, member, webhook_receiver (a pre-commit webhook receiver), read_only, or a custom role.'),
     scopes: ScopesSchema.optional(),
   })
   .meta({ id: 'KeyCreate', description: 'Body of POST /keys.' });
