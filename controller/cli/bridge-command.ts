@@ -21,7 +21,8 @@ export const bridgeCommand: Command = {
   /console/v1/change_validation only when the proposed config equals the entity's file at that commit and
   passes flagops.yaml's bridge policies (protected entities, max pass-percentage step, freeze windows)
   at the same commit. A git failure rejects, unless --fail-open. The console key comes from the
-  variable flagops.yaml console.apiKeyEnv names (it needs validate_changes).
+  variable flagops.yaml console.apiKeyEnv names: a key of the webhook_receiver role, whose user submits,
+  approves and commits nothing (a participant in a change cannot decide its validation).
   Prints "flagops bridge listening on http://HOST:PORT" when ready.`,
   options: {
     repo: { type: 'string', default: '.' },
