@@ -130,6 +130,9 @@ function requireConfigRepo(reader: RepoReader, listing: RepoListing): void {
 
 const problemDiagnostic = (p: RepoProblem): Diagnostic => ({ file: p.path, property: '', message: p.message, code: 'file', severity: 'error', line: 1, column: 1 });
 
+/** Issues placed and shown per file: a generated file of a million bad keys reports the first ones, and a count. */
+const MAX_ISSUES_PER_FILE = 1000;
+
 /** Files the loader reads between two turns of the event loop, so a signal can stop a long run. */
 const PARSE_BATCH = 200;
 
@@ -206,6 +209,11 @@ export async function loadRepo(reader: RepoReader): Promise<LoadedRepo> {
         if (directive.issue) diagnostics.push(directive.issue);
         if (result.entity) entities.push(directive.policy ? { ...result.entity, drift: directive.policy } : result.entity);
         if (result.declared) declared.push(result.declared);
+      }
+      if (issues.length > MAX_ISSUES_PER_FILE) {
+        const more = issues.length - MAX_ISSUES_PER_FILE;
+        issues.length = MAX_ISSUES_PER_FILE;
+        issues.push({ file: path, property: '', message: `and ${more} more problems in this file (the first ${MAX_ISSUES_PER_FILE} are shown)`, code: 'file', severity: 'error' });
       }
       issuesAt(parsed, issues);
     } catch (error) {
