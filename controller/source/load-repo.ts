@@ -133,6 +133,9 @@ const problemDiagnostic = (p: RepoProblem): Diagnostic => ({ file: p.path, prope
 /** Issues placed and shown per file: a generated file of a million bad keys reports the first ones, and a count. */
 const MAX_ISSUES_PER_FILE = 1000;
 
+/** Top-level keys of an entity file beyond which its fields are not checked one by one. */
+const MAX_ENTITY_KEYS = 1000;
+
 /** Files the loader reads between two turns of the event loop, so a signal can stop a long run. */
 const PARSE_BATCH = 200;
 
@@ -201,7 +204,11 @@ export async function loadRepo(reader: RepoReader): Promise<LoadedRepo> {
       // The parsed document (the bulk of the memory) is dropped after this file's checks.
       const parsed = parseYamlFile(path, text);
       const issues = [...parsed.issues];
-      if (parsed.data !== undefined) {
+      const keys = parsed.data !== null && typeof parsed.data === 'object' && !Array.isArray(parsed.data) ? Object.keys(parsed.data).length : 0;
+      if (keys > MAX_ENTITY_KEYS) {
+        // No entity has that many fields: checking each key (and placing each error) would take minutes.
+        issues.push({ file: path, property: '', message: `has ${keys} top-level keys; an entity has at most a few dozen fields (${MAX_ENTITY_KEYS} keys are the most checked)`, code: 'unknown-field', severity: 'error' });
+      } else if (parsed.data !== undefined) {
         const result = validateEntityFile(entry, path, stem, parsed.data);
         // A loop, not push(...): a file of a million bad keys has a million issues.
         for (const issue of result.issues) issues.push(issue);
