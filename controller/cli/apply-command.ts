@@ -14,7 +14,7 @@ import { gitCommitOf, worktreeProblems, worktreeState } from '../source/git-work
 import { readRepoConfig } from '../source/load-repo.js';
 import { booleanOption, stringOption, type CliIO, type Command, type ParsedArgs } from './command.js';
 import { consoleClientWithKeyFrom, intOption, keyFromEnv } from './cli-helpers.js';
-import { colorFor, consoleClientFor, oneOf, repoDir, targetsOption } from './reconcile-options.js';
+import { colorFor, consoleClientFor, oneOf, READ_OPTIONS, READ_OPTIONS_USAGE, readOptions, repoDir, targetsOption } from './reconcile-options.js';
 
 /** Progress for people: a bar on a terminal, one plain line per entity otherwise. */
 export function progressPrinter(io: CliIO, format: 'text' | 'json'): (event: ApplyEvent) => void {
@@ -90,8 +90,10 @@ export const applyCommand: Command = {
   SIGINT/SIGTERM stops apply and cancels the reviews it opened; a review an earlier, killed run left
   open is resumed when it proposes the same change, canceled otherwise.
   Exit 0 only when every change is committed and the re-plan is empty (reported drift is a change that
-  remains: exit 1).`,
+  remains: exit 1).
+${READ_OPTIONS_USAGE}`,
   options: {
+    ...READ_OPTIONS,
     console: { type: 'string' },
     'approver-key-env': { type: 'string' },
     prune: { type: 'boolean' },
@@ -119,7 +121,7 @@ export const applyCommand: Command = {
     const autoApprove = booleanOption(args, 'auto-approve');
     if (!saved && !autoApprove && !io.isTTY) throw new InputError('Apply needs a confirmation.', [{ property: '--auto-approve', errorMessage: NO_TTY }]);
     const dir = saved ? saved.directory : repoDir(args, io);
-    const desired = new FsRepoReader(dir);
+    const desired = new FsRepoReader(dir, undefined, readOptions(args, io));
     const config = await readRepoConfig(desired);
     const client = consoleClientFor(saved ? { ...args, values: { ...args.values, console: saved.console } } : args, io, config);
     const state = await worktreeState(dir);

@@ -5,7 +5,7 @@ import { readRepoConfig } from '../source/load-repo.js';
 import { watchRepo } from '../source/watch-repo.js';
 import { booleanOption, stringOption, type Command } from './command.js';
 import { consoleClientWithKeyFrom, intOption, keyFromEnv } from './cli-helpers.js';
-import { consoleClientFor, repoDir } from './reconcile-options.js';
+import { consoleClientFor, READ_OPTIONS, READ_OPTIONS_USAGE, readOptions, repoDir } from './reconcile-options.js';
 
 export const watchCommand: Command = {
   name: 'watch',
@@ -14,8 +14,10 @@ export const watchCommand: Command = {
 
   Plans once, then after every save (debounced, default 200 ms) revalidates the repository and prints
   only what changed since the last plan. With --apply, every plan with changes is applied as
-  \`flagops apply\` would. Stops on Ctrl-C.`,
+  \`flagops apply\` would. Stops on Ctrl-C.
+${READ_OPTIONS_USAGE}`,
   options: {
+    ...READ_OPTIONS,
     console: { type: 'string' },
     apply: { type: 'boolean' },
     'approver-key-env': { type: 'string' },
@@ -24,7 +26,7 @@ export const watchCommand: Command = {
   allowPositionals: true,
   async run(args, io) {
     const dir = repoDir(args, io);
-    const desired = new FsRepoReader(dir);
+    const desired = new FsRepoReader(dir, undefined, readOptions(args, io));
     const config = await readRepoConfig(desired);
     const client = consoleClientFor(args, io, config);
     let approver: ConsoleClient | undefined;
