@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENTITY_SCHEMAS } from '../../schemas/index.js';
 import { activeFreeze } from '../core/bridge-policies.js';
+import { fmtRepo } from '../source/fmt-repo.js';
 import { FsRepoReader } from '../source/fs-repo-reader.js';
 import { loadRepo, type LoadedRepo } from '../source/load-repo.js';
 import { ADMIN_KEY, createTestConsole, type TestConsole } from '../test-support/test-console.js';
@@ -9,6 +10,7 @@ import { ConsoleClient } from './console-client.js';
 import { planAgainstConsole } from './plan-service.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/config-repo', import.meta.url));
+const TEMPLATE = fileURLToPath(new URL('../../config-repo-template', import.meta.url));
 
 let c: TestConsole;
 let client: ConsoleClient;
@@ -22,6 +24,10 @@ beforeAll(async () => {
 afterAll(() => c.close());
 
 describe('examples/config-repo', () => {
+  it('is in the canonical form, as is the template (flagops fmt --check passes on both)', async () => {
+    for (const dir of [EXAMPLE, TEMPLATE]) expect((await fmtRepo(dir, { check: true })).changed, dir).toEqual([]);
+  });
+
   it('validates clean and declares at least 30 entities of every kind', () => {
     expect(repo.diagnostics).toEqual([]);
     expect(repo.entities.length).toBeGreaterThanOrEqual(30);

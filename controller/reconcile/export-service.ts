@@ -5,6 +5,7 @@ import { buildJsonSchemaFiles, entitySchemaFileName, REPO_CONFIG_SCHEMA_FILE, RE
 import { REPO_CONFIG_FILE } from '../../schemas/repo-config.js';
 import { entityYaml } from '../core/export-yaml.js';
 import { exportable } from '../core/normalize.js';
+import { formatEntityYaml } from '../source/format-entity-yaml.js';
 import type { ConsoleClient } from './console-client.js';
 
 export interface ExportResult {
@@ -36,7 +37,10 @@ export async function exportConsole(client: ConsoleClient, outDir: string, optio
     for (const item of items) {
       const id = String(item[entry.idField]);
       const file = `${entry.folder}/${id}.yaml`;
-      writes.push({ path: file, text: entityYaml(exportable(entry, item), schemaPath) });
+      // Written in fmt's canonical form, so `flagops fmt --check` passes on an export.
+      const text = entityYaml(exportable(entry, item), schemaPath);
+      const formatted = formatEntityYaml(text, entry);
+      writes.push({ path: file, text: formatted.ok ? formatted.text : text });
       result.files.push(file);
     }
   }

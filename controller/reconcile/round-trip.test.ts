@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENTITY_SCHEMAS } from '../../schemas/index.js';
+import { fmtRepo } from '../source/fmt-repo.js';
 import { FsRepoReader } from '../source/fs-repo-reader.js';
 import { loadRepo } from '../source/load-repo.js';
 import { ADMIN_KEY, createTestConsole, type TestConsole } from '../test-support/test-console.js';
@@ -44,6 +45,12 @@ describe('export then plan', () => {
     const { plan } = await planAgainstConsole({ desired: new FsRepoReader(dir), client });
     expect(plan.changes).toEqual([]);
     expect(plan.summary).toMatchObject({ create: 0, update: 0, delete: 0, unchanged: SAMPLE_ENTITIES.length });
+  });
+
+  it('writes every file in the canonical form flagops fmt --check accepts', async () => {
+    const report = await fmtRepo(dir, { check: true });
+    expect(report.checked).toBe(SAMPLE_ENTITIES.length);
+    expect(report.changed).toEqual([]);
   });
 
   it('keeps JSON5 blocks with their comments and leaves defaults out', async () => {
