@@ -1,6 +1,7 @@
 /**
  * `flagops up` (what `npm start` runs) as a new user sees it: prepares a git repository of the example
- * flags, applies it through reviews, the webhook and the bridge, then applies each new commit.
+ * flags, applies it through reviews, the webhook and the bridge, replans each save in that repository
+ * (it lives under the dot-folder `.flagops/`), then applies each new commit.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,8 +20,8 @@ async function until(pattern: RegExp, from = 0, ms = 60_000): Promise<RegExpExec
   for (;;) {
     const match = pattern.exec(out.slice(from));
     if (match) return match;
-    if (Date.now() > deadline || child?.exitCode !== null) throw new Error(`no ${pattern} in:\n${out}`);
-    await new Promise((r) => setTimeout(r, 100));
+    if (Date.now() > deadline || child?.exitCode !== null) throw new Error(`no ${pattern} within ${ms} ms in:\n${out.slice(from)}`);
+    await new Promise((r) => setTimeout(r, 20));
   }
 }
 
@@ -44,8 +45,18 @@ describe('flagops up', () => {
       ((await (await fetch(`${url}/console/v1/gates/dark_mode`, { headers: { 'SERVICE-API-KEY': key } })).json()) as { data: Record<string, unknown> }).data;
     expect(gate).toBeDefined();
     const repo = join(dir, '.flagops', 'config-repo');
+    await until(/Watching \S*[/\\]\.flagops[/\\]config-repo for saves/);
     const file = join(repo, 'gates', 'dark_mode.yaml');
+    const saving = out.length;
+    const saved = Date.now();
     writeFileSync(file, readFileSync(file, 'utf8').replace(/^description: .*$/m, 'description: Dark mode, shipped from a commit'));
+    const plan = await until(/~ gates\/dark_mode[\s\S]*?Plan: [^\n]*\n/, saving, 10_000);
+    const elapsed = Date.now() - saved;
+    expect(plan[0]).toMatch(/description: .*Dark mode, shipped from a commit/);
+    expect(plan[0]).toMatch(/Plan: .*1 to update/);
+    // The bound for a save to show; the wait above allows more so that a miss reports its time.
+    expect(elapsed).toBeLessThan(2000);
+
     const mark = out.length;
     await simpleGit(repo).add(['-A']).commit('describe dark mode');
     await until(/== apply \(new commit [0-9a-f]{12}\)/, mark);
