@@ -7,10 +7,11 @@
 import { execFile } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshShellEnv } from '../test-support/fresh-shell-env.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'flagops-install-'));
@@ -26,23 +27,9 @@ interface Packed {
   files: PackedFile[];
 }
 
-/**
- * The environment of a fresh shell: no npm_* variables from a surrounding `npm test`, and no
- * node_modules/.bin of the flagops checkout on PATH, so `npx flagops` can only find the installed copy.
- */
+/** A fresh shell's environment, where `npx flagops` can only find the installed copy. */
 function freshEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) if (!name.toLowerCase().startsWith('npm_')) env[name] = value;
-  env['PATH'] = (process.env['PATH'] ?? '')
-    .split(delimiter)
-    .filter((entry) => !resolve(entry).startsWith(resolve(ROOT, 'node_modules')))
-    .join(delimiter);
-  env['npm_config_offline'] = 'true';
-  env['npm_config_audit'] = 'false';
-  env['npm_config_fund'] = 'false';
-  env['npm_config_update_notifier'] = 'false';
-  env['NO_COLOR'] = '1';
-  return env;
+  return { ...freshShellEnv(ROOT), NO_COLOR: '1' };
 }
 
 interface Run {

@@ -7,9 +7,10 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { delimiter, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freshShellEnv } from '../test-support/fresh-shell-env.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -64,15 +65,8 @@ interface Ran {
  * so the consoles and bridges it started in the background never outlive it.
  */
 async function runBlock(code: string, timeoutMs: number): Promise<Ran> {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) if (!name.toLowerCase().startsWith('npm_')) env[name] = value;
   // A fresh shell has no node_modules/.bin of a surrounding `npm test` on PATH: `npx` finds the CLI itself.
-  env['PATH'] = (process.env['PATH'] ?? '')
-    .split(delimiter)
-    .filter((entry) => !resolve(entry).startsWith(resolve(ROOT, 'node_modules')))
-    .join(delimiter);
-  env['npm_config_offline'] = 'true';
-  env['npm_config_update_notifier'] = 'false';
+  const env = freshShellEnv(ROOT);
   // mktemp -d in the blocks lands here, removed after the test.
   env['TMPDIR'] = scratch;
   // A developer machine has a git identity; the blocks commit.
