@@ -5,6 +5,7 @@ import {
   NotAllowedError,
   NotFoundError,
   RateLimitedError,
+  UnavailableError,
   UpstreamError,
   type DomainError,
   type FieldError,
@@ -19,6 +20,7 @@ const TABLE: ReadonlyArray<readonly [new (message: string) => DomainError, numbe
   [ConflictError, 409, 1],
   [RateLimitedError, 429, 1],
   [UpstreamError, 502, 1],
+  [UnavailableError, 503, 1],
 ];
 
 export function httpStatusOf(error: unknown): number {

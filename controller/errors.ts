@@ -37,6 +37,8 @@ export class RateLimitedError extends DomainError {
     this.retryAfterSeconds = retryAfterSeconds;
   }
 }
+/** The service cannot take the request now (it is shutting down); the same request may succeed elsewhere or later. */
+export class UnavailableError extends DomainError {}
 /** A dependency outside the process (git, the console, a webhook receiver) failed. */
 export class UpstreamError extends DomainError {}
 

@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { UnavailableError } from '../errors.js';
 import type { Store } from '../store/ports.js';
 import type { AuthService } from './auth-service.js';
 import type { EntityService } from './entity-service.js';
@@ -40,7 +41,9 @@ export function buildConsoleApp(deps: ConsoleAppDeps): FastifyInstance {
   const app = Fastify({
     logger: deps.logger ?? false,
     bodyLimit: deps.bodyLimit ?? 1024 * 1024,
-    return503OnClosing: true,
+    // Requests that reach the console while it closes are refused by the hook below, in the API's
+    // envelope, instead of Fastify's own 503 body.
+    return503OnClosing: false,
     // Longer than any valid id, so a too-long id reaches the route and its validator names it (400);
     // beyond this the router answers 414 itself.
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
@@ -65,7 +68,19 @@ export function buildConsoleApp(deps: ConsoleAppDeps): FastifyInstance {
   // A callback hook, not an async one: it runs on every request, and Fastify runs a callback hook
   // without a promise and a microtask hop (bench:api).
   const limiter = deps.rateLimit ? new RateLimiter(deps.rateLimit) : undefined;
-  app.addHook('onRequest', (request, _reply, done) => {
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onRequest', (request, reply, done) => {
+    // A request that arrives on an open connection while the console drains: in-flight requests
+    // finish, new ones are turned away (a load balancer retries them on another replica).
+    if (closing) {
+      void reply.header('connection', 'close');
+      done(new UnavailableError('The console is shutting down; retry the request.'));
+      return;
+    }
     // Decide on the matched route pattern, not the raw URL: `/%63onsole/v1/gates` routes to
     // /console/v1/gates but doesn't start with it.
     const path = request.routeOptions.url ?? request.url;

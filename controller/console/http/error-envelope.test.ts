@@ -3,6 +3,7 @@
  * `{status, message, errors?}`, and /openapi.json documents the error responses of each route.
  */
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, createTestConsole, type TestConsole } from '../../test-support/test-console.js';
 
@@ -62,6 +63,30 @@ describe("Fastify's own errors in the API's envelope", () => {
   });
 });
 
+describe('a request that arrives while the console closes', () => {
+  it('is refused with a 503 in the envelope (connection: close), and close() still completes', async () => {
+    const own = createTestConsole();
+    const address = new URL(await own.app.listen({ host: '127.0.0.1', port: 0 }));
+    const socket = connect(Number(address.port), '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    let raw = '';
+    socket.on('data', (chunk: Buffer) => (raw += chunk.toString()));
+    const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    // Half a request: the connection is busy, not idle, so closing waits for it instead of dropping it.
+    socket.write(`GET /console/v1/gates HTTP/1.1\r\nHost: 127.0.0.1\r\nSERVICE-API-KEY: ${ADMIN_KEY}\r\n`);
+    await new Promise((r) => setTimeout(r, 50));
+    const closed = own.close();
+    await new Promise((r) => setTimeout(r, 50));
+    socket.write('\r\n');
+    await ended;
+    await closed;
+    const [head = '', body = ''] = raw.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 503 /);
+    expect(head.toLowerCase()).toContain('connection: close');
+    expect(JSON.parse(body)).toEqual({ status: 503, message: 'The console is shutting down; retry the request.' });
+  });
+});
+
 describe('/openapi.json documents the error responses', () => {
   it('gives each route the statuses it can send, each with the error envelope schema', async () => {
     const doc = (await c.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
@@ -69,9 +94,9 @@ describe('/openapi.json documents the error responses', () => {
       components: { schemas: Record<string, unknown> };
     };
     const codes = (path: string, method: string) => Object.keys(doc.paths[path]?.[method]?.responses ?? {}).sort();
-    expect(codes('/console/v1/gates', 'get')).toEqual(['200', '400', '401', '403', '404', '429', '431', '500']);
-    expect(codes('/console/v1/gates', 'post')).toEqual(['201', '400', '401', '403', '404', '409', '413', '415', '429', '431', '500']);
-    expect(codes('/console/v1/gates/{id}/enable', 'put')).toEqual(['200', '400', '401', '403', '404', '409', '413', '414', '415', '429', '431', '500']);
+    expect(codes('/console/v1/gates', 'get')).toEqual(['200', '400', '401', '403', '404', '429', '431', '500', '503']);
+    expect(codes('/console/v1/gates', 'post')).toEqual(['201', '400', '401', '403', '404', '409', '413', '415', '429', '431', '500', '503']);
+    expect(codes('/console/v1/gates/{id}/enable', 'put')).toEqual(['200', '400', '401', '403', '404', '409', '413', '414', '415', '429', '431', '500', '503']);
     for (const [path, methods] of Object.entries(doc.paths)) {
       for (const [method, operation] of Object.entries(methods)) {
         for (const [status, response] of Object.entries(operation.responses)) {
