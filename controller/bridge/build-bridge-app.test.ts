@@ -48,4 +48,11 @@ describe('bridge webhook endpoint', () => {
     expect(res.json()).toMatchObject({ reviewID: 'r1' });
     expect(handled.map((p) => p.review_id)).toEqual(['r1']);
   });
+
+  it('answers the readiness probe GET /healthz without a webhook key', async () => {
+    const { app: a } = app();
+    const res = await a.inject({ method: 'GET', url: '/healthz' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ status: 'ok' });
+  });
 });

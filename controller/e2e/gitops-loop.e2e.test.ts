@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { simpleGit } from 'simple-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, spawnConsole, type SpawnedConsole } from '../test-support/spawn-console.js';
+import { BIN, runBuiltCli, spawnConsole, type CliRun, type SpawnedConsole } from '../test-support/spawn-console.js';
 
 const WEBHOOK_KEY = 'whk-e2e-secret';
 let dir: string;
@@ -66,14 +66,8 @@ name: checkout layer
 `,
 };
 
-async function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, FLAGOPS_API_KEY: keys['submitter']!, FLAGOPS_APPROVER_KEY: keys['approver']!, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const code = await new Promise<number | null>((done) => child.once('exit', done));
-  return { code, stdout, stderr };
+function run(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return runBuiltCli(args, { FLAGOPS_API_KEY: keys['submitter']!, FLAGOPS_APPROVER_KEY: keys['approver']!, ...env });
 }
 
 async function api(method: string, path: string, body?: unknown, key = console_.key): Promise<{ status: number; json: Record<string, unknown> }> {

@@ -3,14 +3,13 @@
  * repository, `flagops apply --auto-approve` and `flagops status` from the built CLI. No webhook is
  * configured, so approved reviews commit at once.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { simpleGit } from 'simple-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StatusReport } from '../reconcile/status-service.js';
-import { BIN, spawnConsole, type SpawnedConsole } from '../test-support/spawn-console.js';
+import { runBuiltCli, spawnConsole, type CliRun, type SpawnedConsole } from '../test-support/spawn-console.js';
 
 let dir: string;
 let repo: string;
@@ -25,17 +24,8 @@ const FILES: Record<string, string> = {
   'layers/search_layer.yaml': 'id: search_layer\nname: search layer\n',
 };
 
-async function flagops(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    env: { ...process.env, FLAGOPS_API_KEY: keys['ci']!, FLAGOPS_APPROVER_KEY: keys['approver']! },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const code = await new Promise<number | null>((done) => child.once('exit', done));
-  return { code, stdout, stderr };
+function flagops(args: string[]): Promise<CliRun> {
+  return runBuiltCli(args, { FLAGOPS_API_KEY: keys['ci']!, FLAGOPS_APPROVER_KEY: keys['approver']! });
 }
 
 async function api(method: string, path: string, body: unknown, key: string): Promise<{ status: number; data: Record<string, unknown> }> {

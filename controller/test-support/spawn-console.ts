@@ -3,6 +3,23 @@ import { fileURLToPath } from 'node:url';
 
 export const BIN = fileURLToPath(new URL('../../bin/flagops.js', import.meta.url));
 
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the compiled CLI to its end with `env` over this process's environment. */
+export async function runBuiltCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const code = await new Promise<number | null>((done) => child.once('exit', done));
+  return { code, stdout, stderr };
+}
+
 export interface SpawnedConsole {
   url: string;
   /** The bootstrap key the console was started with ('' with `withoutBootstrapKey`). */
