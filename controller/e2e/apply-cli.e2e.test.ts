@@ -4,13 +4,12 @@
  * applied exactly or refused when stale, the confirmation, --target, the working-tree check, and an
  * interrupted apply that leaves no review behind.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { simpleGit } from 'simple-git';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, spawnConsole, type SpawnedConsole } from '../test-support/spawn-console.js';
+import { spawnConsole, startBuiltCli, type CliRun, type SpawnedConsole, type StartedCli } from '../test-support/spawn-console.js';
 
 let dir: string;
 let repo: string;
@@ -24,24 +23,10 @@ const FILES: Record<string, string> = {
   'layers/gamma.yaml': 'id: gamma\nname: gamma\n',
 };
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliRun;
 
-function start(args: string[], env: Record<string, string | undefined> = {}): { child: ChildProcess; done: Promise<Run>; stderr: () => string } {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    cwd: dir,
-    env: { ...process.env, NO_COLOR: '', FLAGOPS_API_KEY: keys['submitter']!, FLAGOPS_APPROVER_KEY: keys['approver']!, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-  const done = new Promise<Run>((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
-  return { child, done, stderr: () => stderr };
+function start(args: string[], env: Record<string, string | undefined> = {}): StartedCli {
+  return startBuiltCli(args, { cwd: dir, env: { NO_COLOR: '', FLAGOPS_API_KEY: keys['submitter']!, FLAGOPS_APPROVER_KEY: keys['approver']!, ...env } });
 }
 
 const run = (args: string[], env: Record<string, string | undefined> = {}): Promise<Run> => start(args, env).done;

@@ -9,15 +9,28 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs the compiled CLI to its end with `env` over this process's environment. */
-export async function runBuiltCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export interface StartedCli {
+  child: ChildProcess;
+  /** Resolves when the process exits, with everything it printed. */
+  done: Promise<CliRun>;
+  /** What it has printed on stderr so far. */
+  stderr: () => string;
+}
+
+/** Starts the compiled CLI with `env` over this process's environment (undefined removes a variable). */
+export function startBuiltCli(args: string[], options: { env?: Record<string, string | undefined>; cwd?: string } = {}): StartedCli {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const code = await new Promise<number | null>((done) => child.once('exit', done));
-  return { code, stdout, stderr };
+  child.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+  const done = new Promise<CliRun>((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+  return { child, done, stderr: () => stderr };
+}
+
+/** Runs the compiled CLI to its end with `env` over this process's environment. */
+export function runBuiltCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return startBuiltCli(args, { env }).done;
 }
 
 export interface SpawnedConsole {
