@@ -1,0 +1,156 @@
+import pg from 'pg';
+import type { ChangeMarks, Store, StoreEvent, StoreRepos } from '../ports.js';
+import { MarksRefresher } from './marks-refresher.js';
+import { PgAuditRepo } from './pg-audit-repo.js';
+import { PgAuthRepo } from './pg-auth-repo.js';
+import type { PgContext, Queryable } from './pg-context.js';
+import { PgEntityRepo } from './pg-entity-repo.js';
+import { PgLeaseRepo } from './pg-lease-repo.js';
+import { EVENTS_CHANNEL, PgListener } from './pg-listener.js';
+import { migratePostgres, schemaVersionOf } from './migrate-postgres.js';
+import { PG_MIGRATIONS, type PgMigration } from './pg-migrations.js';
+import { PgReviewRepo } from './pg-review-repo.js';
+import { PgRoleRepo, PgSettingsRepo } from './pg-settings-repo.js';
+
+export const DEFAULT_POOL_SIZE = 10;
+
+export interface PostgresStoreOptions {
+  /** Most connections the pool opens (the LISTEN connection is one more). */
+  poolSize?: number;
+  /** The schema's migrations; tests pass others. */
+  migrations?: PgMigration[];
+  /** First wait before the LISTEN connection reconnects; doubles up to listenMaxRetryMs. */
+  listenRetryMs?: number;
+  listenMaxRetryMs?: number;
+  /** Errors no caller awaits: a pooled idle connection or the LISTEN connection dropping. */
+  onError?: (error: Error) => void;
+}
+
+/** BIGINT (times, sequence numbers, counts) as a JS number: every value stored fits in 2^53. */
+function numberTypes(): pg.CustomTypesConfig {
+  const types = new pg.TypeOverrides();
+  types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
+  return types;
+}
+
+const MARKS_QUERY = `SELECT pg_current_snapshot()::text AS data,
+  (SELECT generation FROM store_marks WHERE name = 'settings') AS settings,
+  (SELECT generation FROM store_marks WHERE name = 'auth') AS auth`;
+
+function repos(ctx: PgContext): StoreRepos {
+  return {
+    entities: new PgEntityRepo(ctx),
+    audit: new PgAuditRepo(ctx),
+    auth: new PgAuthRepo(ctx),
+    roles: new PgRoleRepo(ctx),
+    settings: new PgSettingsRepo(ctx),
+    reviews: new PgReviewRepo(ctx),
+  };
+}
+
+/**
+ * The PostgreSQL store, for several console replicas on one database. Created at once; `open()`
+ * connects, brings the schema up to date and starts listening for other replicas' events, and every
+ * other call fails until it has.
+ */
+export function createPostgresStore(url: string, options: PostgresStoreOptions = {}): Store {
+  const types = numberTypes();
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? DEFAULT_POOL_SIZE, types });
+  // An idle pooled connection that drops emits on the pool; unhandled, that would end the process.
+  pool.on('error', (error) => options.onError?.(error));
+  const listener = new PgListener(
+    { connectionString: url, types },
+    { retryMs: options.listenRetryMs, maxRetryMs: options.listenMaxRetryMs, onError: options.onError },
+  );
+  const migrations = options.migrations ?? PG_MIGRATIONS;
+  const knownVersion = Math.max(0, ...migrations.map((m) => m.version));
+
+  let state: 'created' | 'open' | 'closed' = 'created';
+  let opening: Promise<void> | undefined;
+  let closing: Promise<void> | undefined;
+  const unusable = (): Error | undefined => {
+    if (state === 'open') return undefined;
+    return new Error(state === 'closed' ? 'The PostgreSQL store is closed' : 'The PostgreSQL store is not open yet: await store.open() first');
+  };
+  const pooled: Queryable = {
+    query: (text, values) => {
+      const error = unusable();
+      return error ? Promise.reject(error) : pool.query(text, values);
+    },
+  };
+  const marks = new MarksRefresher(async () => {
+    const { rows } = await pooled.query<{ data: string; settings: number; auth: number }>(MARKS_QUERY);
+    const row = rows[0]!;
+    return { data: row.data, settings: String(row.settings), auth: String(row.auth) } satisfies ChangeMarks;
+  });
+
+  return {
+    dialect: 'postgres',
+    ...repos({ db: pooled, locking: false }),
+    leases: new PgLeaseRepo(pooled),
+
+    async transaction<T>(fn: (tx: StoreRepos) => Promise<T>): Promise<T> {
+      const error = unusable();
+      if (error) throw error;
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query('BEGIN');
+        try {
+          const result = await fn(repos({ db: client, locking: true }));
+          // COMMIT of a transaction in which a statement failed (the caller caught the error and
+          // went on) rolls back and answers ROLLBACK, not an error: that is no success.
+          const commit = await client.query('COMMIT');
+          if (commit.command === 'ROLLBACK') throw new Error('The transaction was rolled back: a statement in it failed');
+          return result;
+        } catch (failure) {
+          await client.query('ROLLBACK').catch((rollbackError: Error) => {
+            broken = rollbackError;
+          });
+          throw failure;
+        }
+      } finally {
+        // A connection whose state is unknown is closed rather than handed to the next caller.
+        client.release(broken);
+      }
+    },
+
+    marks: () => marks.marks(),
+    refreshMarks: () => marks.refresh(),
+
+    subscribe: (fn: (event: StoreEvent) => void) => listener.subscribe(fn),
+
+    async publish(event: StoreEvent): Promise<void> {
+      await pooled.query('SELECT pg_notify($1, $2)', [EVENTS_CHANNEL, JSON.stringify({ topic: event.topic, id: event.id })]);
+    },
+
+    open(): Promise<void> {
+      if (state === 'closed') return Promise.reject(unusable()!);
+      opening ??= (async () => {
+        await migratePostgres(pool, migrations);
+        await listener.start();
+        // close() may have been called meanwhile: it stays closed.
+        if (state === 'created') state = 'open';
+      })().catch((error: unknown) => {
+        opening = undefined; // a later open() tries again
+        throw error;
+      });
+      return opening;
+    },
+
+    async ping(): Promise<void> {
+      const version = await schemaVersionOf(pooled);
+      if (version !== knownVersion) throw new Error(`The database's schema is at version ${version}, this build's is ${knownVersion}`);
+    },
+
+    close(): Promise<void> {
+      state = 'closed';
+      closing ??= (async () => {
+        await opening?.catch(() => undefined);
+        await listener.close();
+        await pool.end();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,19 @@
+import type { QueryResultRow } from 'pg';
+
+/** What the repositories run statements on: the pool (calls on the store) or one client (a transaction). */
+export interface Queryable {
+  query<R extends QueryResultRow>(text: string, values?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>;
+}
+
+/** Each repository's view of where it runs. */
+export interface PgContext {
+  db: Queryable;
+  /**
+   * Inside a transaction: reads of one entity or review lock its row (FOR UPDATE) until the end of the
+   * transaction, so read-then-write paths on several replicas serialize and see each other's commits.
+   */
+  locking: boolean;
+}
+
+/** Bumps a change-mark generation; a data-modifying CTE, so it commits or rolls back with the write. */
+export const bumpMark = (name: 'settings' | 'auth'): string => `bump AS (UPDATE store_marks SET generation = generation + 1 WHERE name = '${name}')`;

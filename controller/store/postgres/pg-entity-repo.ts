@@ -1,0 +1,105 @@
+import { DuplicateKeyError, type EntityRecord, type EntityRepo, type JsonObject, type Page, type VersionRecord } from '../ports.js';
+import type { PgContext } from './pg-context.js';
+
+interface EntityRow {
+  kind: string;
+  id: string;
+  version: number;
+  data: string;
+}
+
+interface PageRow {
+  total: number;
+  kind: string | null;
+  id: string | null;
+  version: number | null;
+  data: string | null;
+}
+
+export class PgEntityRepo implements EntityRepo {
+  private readonly lock: string;
+
+  constructor(private readonly ctx: PgContext) {
+    this.lock = ctx.locking ? ' FOR UPDATE' : '';
+  }
+
+  async get(kind: string, id: string): Promise<EntityRecord | undefined> {
+    const { rows } = await this.ctx.db.query<EntityRow>(`SELECT kind, id, version, data FROM entities WHERE kind = $1 AND id = $2${this.lock}`, [kind, id]);
+    return rows[0] && toRecord(rows[0]);
+  }
+
+  async version(kind: string, id: string): Promise<number | undefined> {
+    const { rows } = await this.ctx.db.query<{ version: number }>(`SELECT version FROM entities WHERE kind = $1 AND id = $2${this.lock}`, [kind, id]);
+    return rows[0]?.version;
+  }
+
+  async list(kind: string): Promise<EntityRecord[]> {
+    const { rows } = await this.ctx.db.query<EntityRow>('SELECT kind, id, version, data FROM entities WHERE kind = $1 ORDER BY seq', [kind]);
+    return rows.map(toRecord);
+  }
+
+  async page(kind: string, offset: number, limit: number): Promise<Page<EntityRecord>> {
+    // The count and the page in one statement: one round trip, one snapshot (a page past the end
+    // still yields the count's row, with nulls).
+    const { rows } = await this.ctx.db.query<PageRow>(
+      `SELECT c.total, e.kind, e.id, e.version, e.data
+       FROM (SELECT COUNT(*) AS total FROM entities WHERE kind = $1) c
+       LEFT JOIN LATERAL (SELECT seq, kind, id, version, data FROM entities WHERE kind = $1 ORDER BY seq LIMIT $2 OFFSET $3) e ON true
+       ORDER BY e.seq`,
+      [kind, limit, offset],
+    );
+    return { total: rows[0]?.total ?? 0, items: rows.filter(isEntityRow).map(toRecord) };
+  }
+
+  async insert(record: EntityRecord): Promise<void> {
+    // DO NOTHING instead of catching the unique violation: an error would abort the caller's
+    // transaction. A concurrent insert of the same key waits for the other transaction's end.
+    const { rowCount } = await this.ctx.db.query('INSERT INTO entities (kind, id, version, data) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
+      record.kind,
+      record.id,
+      record.version,
+      JSON.stringify(record.data),
+    ]);
+    if (rowCount === 0) throw new DuplicateKeyError(`${record.kind} ${record.id}`);
+  }
+
+  async update(record: EntityRecord): Promise<void> {
+    await this.ctx.db.query('UPDATE entities SET version = $1, data = $2 WHERE kind = $3 AND id = $4', [record.version, JSON.stringify(record.data), record.kind, record.id]);
+  }
+
+  async delete(kind: string, id: string): Promise<void> {
+    await this.ctx.db.query('WITH history AS (DELETE FROM entity_versions WHERE kind = $1 AND id = $2) DELETE FROM entities WHERE kind = $1 AND id = $2', [kind, id]);
+  }
+
+  async appendVersion(version: VersionRecord): Promise<void> {
+    const { rowCount } = await this.ctx.db.query('INSERT INTO entity_versions (kind, id, version, time, data) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING', [
+      version.kind,
+      version.id,
+      version.version,
+      version.time,
+      JSON.stringify(version.data),
+    ]);
+    if (rowCount === 0) throw new DuplicateKeyError(`version ${version.version} of ${version.kind} ${version.id}`);
+  }
+
+  async versions(kind: string, id: string, offset: number, limit: number): Promise<Page<VersionRecord>> {
+    const { rows } = await this.ctx.db.query<PageRow & { time: number | null }>(
+      `SELECT c.total, v.kind, v.id, v.version, v.time, v.data
+       FROM (SELECT COUNT(*) AS total FROM entity_versions WHERE kind = $1 AND id = $2) c
+       LEFT JOIN LATERAL (SELECT kind, id, version, time, data FROM entity_versions WHERE kind = $1 AND id = $2 ORDER BY version DESC LIMIT $3 OFFSET $4) v ON true
+       ORDER BY v.version DESC`,
+      [kind, id, limit, offset],
+    );
+    const items: VersionRecord[] = [];
+    for (const row of rows) if (isEntityRow(row)) items.push({ ...toRecord(row), time: row.time as number });
+    return { total: rows[0]?.total ?? 0, items };
+  }
+}
+
+function isEntityRow<T extends PageRow>(row: T): row is T & EntityRow {
+  return row.id !== null;
+}
+
+function toRecord(row: EntityRow): EntityRecord {
+  return { kind: row.kind, id: row.id, version: row.version, data: JSON.parse(row.data) as JsonObject };
+}

@@ -1,0 +1,315 @@
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../test-support/postgres-db.js';
+import type { Store, StoreEvent } from '../ports.js';
+import { currentMarks, delay, describeStoreContract, gate, keyRecord, reviewRecord } from '../store-contract.js';
+import { createPostgresStore, type PostgresStoreOptions } from './create-postgres-store.js';
+import { LISTENER_APPLICATION_NAME } from './pg-listener.js';
+import { PG_MIGRATIONS } from './pg-migrations.js';
+
+describeStoreContract('postgres', async () => {
+  const database = await createTestDatabase();
+  const store = createPostgresStore(database.url);
+  await store.open!();
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      await database.drop();
+    },
+  };
+});
+
+/** Runs statements on the test database directly, as another client would. */
+async function sql<R extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<R>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Polls until check passes (events and reconnects arrive asynchronously), failing after timeoutMs. */
+async function eventually(check: () => void | Promise<void>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await delay(20);
+    }
+  }
+}
+
+describe('PostgreSQL store', () => {
+  let database: TestDatabase;
+  const stores: Store[] = [];
+  const storeOn = (options: PostgresStoreOptions = {}): Store => {
+    const store = createPostgresStore(database.url, options);
+    stores.push(store);
+    return store;
+  };
+  const opened = async (options: PostgresStoreOptions = {}): Promise<Store> => {
+    const store = storeOn(options);
+    await store.open!();
+    return store;
+  };
+  beforeEach(async () => {
+    database = await createTestDatabase();
+  });
+  afterEach(async () => {
+    await Promise.all(stores.splice(0).map((store) => store.close()));
+    await database.drop();
+  });
+
+  describe('open, migrations and ping', () => {
+    it('fails every call before open() with an error that says so, and after close()', async () => {
+      const store = storeOn();
+      expect(store.dialect).toBe('postgres');
+      await expect(store.entities.get('gate', 'a')).rejects.toThrow(/not open yet.*open\(\)/);
+      await expect(store.transaction(async () => undefined)).rejects.toThrow(/not open yet/);
+      await expect(store.ping()).rejects.toThrow(/not open yet/);
+      await store.open!();
+      await store.ping();
+      await store.close();
+      await store.close(); // idempotent
+      await expect(store.entities.get('gate', 'a')).rejects.toThrow(/closed/);
+      await expect(store.open!()).rejects.toThrow(/closed/);
+    });
+
+    it('records the migrations; replicas opening a fresh database together all start, and the schema is made once', async () => {
+      const replicas = [storeOn(), storeOn(), storeOn()];
+      await Promise.all(replicas.map((store) => store.open!()));
+      const rows = await sql<{ version: number; name: string }>(database.url, 'SELECT version, name FROM schema_migrations ORDER BY version');
+      expect(rows).toEqual(PG_MIGRATIONS.map((m) => ({ version: m.version, name: m.name })));
+      await replicas[0]!.entities.insert(gate('a'));
+      expect(await replicas[2]!.entities.get('gate', 'a')).toEqual(gate('a'));
+      for (const store of replicas) await store.ping();
+    });
+
+    it('reopens a migrated database without applying anything again, and keeps the data', async () => {
+      const first = await opened();
+      await first.entities.insert(gate('persisted'));
+      await first.close();
+      const second = await opened();
+      expect(await second.entities.get('gate', 'persisted')).toEqual(gate('persisted'));
+      expect(await sql(database.url, 'SELECT version FROM schema_migrations')).toHaveLength(PG_MIGRATIONS.length);
+    });
+
+    it('refuses to open a database whose schema is newer than this build knows, and ping reports it on a running replica', async () => {
+      const running = await opened();
+      await sql(database.url, "INSERT INTO schema_migrations (version, name, applied_time) VALUES (999, 'from the future', 0)");
+      await expect(running.ping()).rejects.toThrow(/version 999/);
+      const late = storeOn();
+      await expect(late.open!()).rejects.toThrow(/schema is at version 999, newer than this build knows \(1\): refusing to start/);
+      await expect(late.entities.list('gate')).rejects.toThrow(/not open yet/);
+    });
+
+    it('applies new migrations in order in one transaction, and a failing one leaves the database as it was', async () => {
+      await (await opened()).close();
+      const broken = [
+        ...PG_MIGRATIONS,
+        { version: 3, name: 'broken', sql: 'INSERT INTO no_such_table VALUES (1)' },
+        { version: 2, name: 'probe', sql: 'CREATE TABLE probe (x INTEGER)' },
+      ];
+      await expect(storeOn({ migrations: broken }).open!()).rejects.toThrow(/migration 3 \(broken\) failed: relation "no_such_table" does not exist/);
+      expect(await sql(database.url, "SELECT to_regclass('probe') AS probe")).toEqual([{ probe: null }]);
+      const fixed = [...PG_MIGRATIONS, { version: 3, name: 'third', sql: 'ALTER TABLE probe ADD COLUMN extra TEXT' }, broken[2]!];
+      await storeOn({ migrations: fixed }).open!();
+      expect((await sql<{ name: string }>(database.url, 'SELECT name FROM schema_migrations ORDER BY version')).map((r) => r.name)).toEqual(['initial', 'probe', 'third']);
+    });
+
+    it('open() reports an unreachable server', async () => {
+      const store = createPostgresStore('postgres://postgres@127.0.0.1:1/nowhere');
+      await expect(store.open!()).rejects.toThrow(/ECONNREFUSED/);
+      await store.close();
+    });
+  });
+
+  describe('behaviour the other stores share, checked where PostgreSQL could differ', () => {
+    it('orders key ids and role names bytewise, as SQLite does, whatever the database collation', async () => {
+      const store = await opened();
+      await store.auth.upsertUser({ email: 'a@example.com', role: 'member', createdTime: 1 });
+      for (const id of ['k_b', 'kB', 'ka']) await store.auth.insertKey(keyRecord(id, { createdTime: 5 }));
+      expect((await store.auth.listKeys()).map((k) => k.id)).toEqual(['kB', 'k_b', 'ka']);
+      for (const name of ['b_role', 'Zed', 'alpha']) await store.roles.upsert({ name, permissions: [], builtin: false });
+      expect((await store.roles.list()).map((r) => r.name)).toEqual(['Zed', 'alpha', 'b_role']);
+    });
+
+    it('refuses a key for an unknown user, as SQLite does', async () => {
+      const store = await opened();
+      await expect(store.auth.insertKey(keyRecord('k1', { userEmail: 'nobody@example.com' }))).rejects.toThrow(/foreign key/);
+    });
+
+    it('a transaction whose failed statement was caught is rolled back and reported, not committed', async () => {
+      const store = await opened();
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.entities.insert(gate('a'));
+          await tx.auth.insertKey(keyRecord('k1', { userEmail: 'nobody@example.com' })).catch(() => undefined);
+        }),
+      ).rejects.toThrow(/rolled back/);
+      expect(await store.entities.get('gate', 'a')).toBeUndefined();
+      // The connection went back to the pool usable.
+      await store.transaction((tx) => tx.entities.insert(gate('b')));
+      expect((await store.entities.list('gate')).map((r) => r.id)).toEqual(['b']);
+    });
+
+    it('runs transactions on as many connections as the pool allows, the rest waiting their turn', async () => {
+      const store = await opened({ poolSize: 2 });
+      let inside = 0;
+      let most = 0;
+      await Promise.all(
+        ['a', 'b', 'c', 'd', 'e'].map((id) =>
+          store.transaction(async (tx) => {
+            most = Math.max(most, ++inside);
+            await tx.entities.insert(gate(id));
+            await delay(20);
+            inside--;
+          }),
+        ),
+      );
+      expect(most).toBe(2);
+      expect(await store.entities.list('gate')).toHaveLength(5);
+    });
+  });
+
+  describe('change marks', () => {
+    it('has no marks before the first refresh', async () => {
+      const store = await opened();
+      expect(store.marks!()).toBeUndefined();
+      await store.refreshMarks!();
+      expect(store.marks!()).toEqual({ data: expect.stringMatching(/^\d+:\d+:/), settings: '0', auth: '0' });
+    });
+
+    it('a refresh asked for after a write reflects it, even while an earlier refresh is in flight', async () => {
+      const store = await opened();
+      await store.refreshMarks!();
+      const before = store.marks!();
+      const first = store.refreshMarks!();
+      // Committed while the first query may already be running: the refreshes asked for after it
+      // must reflect it.
+      const written = store.settings.set('reviews', { is_config_review_required: true });
+      await written;
+      const later = [store.refreshMarks!(), store.refreshMarks!(), store.refreshMarks!()];
+      await Promise.all([first, ...later]);
+      expect(store.marks!()?.settings).not.toBe(before?.settings);
+    });
+  });
+
+  describe('two replicas on one database', () => {
+    it("a write through one is visible through the other, and moves the other's marks after it refreshes", async () => {
+      const a = await opened();
+      const b = await opened();
+      const before = await currentMarks(b);
+      await a.entities.insert(gate('a'));
+      expect(await b.entities.get('gate', 'a')).toEqual(gate('a'));
+      const afterEntity = await currentMarks(b);
+      expect(afterEntity?.data).not.toBe(before?.data);
+      expect(afterEntity?.settings).toBe(before?.settings);
+      await a.auth.upsertUser({ email: 'a@example.com', role: 'admin', createdTime: 1 });
+      const afterAuth = await currentMarks(b);
+      expect(afterAuth?.auth).not.toBe(afterEntity?.auth);
+      await a.settings.set('reviews', { is_config_review_required: true });
+      expect((await currentMarks(b))?.settings).not.toBe(afterAuth?.settings);
+    });
+
+    it('writes to one entity through two replicas serialize (If-Match holds across replicas)', async () => {
+      const a = await opened();
+      const b = await opened();
+      await a.entities.insert(gate('g', 1));
+      const write = (store: Store) =>
+        store.transaction(async (tx) => {
+          const version = await tx.entities.version('gate', 'g');
+          if (version !== 1) return 'conflict';
+          await delay(50);
+          await tx.entities.update(gate('g', 2));
+          return 'written';
+        });
+      expect((await Promise.all([write(a), write(b)])).sort()).toEqual(['conflict', 'written']);
+    });
+
+    it('one decision per review across replicas', async () => {
+      const a = await opened();
+      const b = await opened();
+      await a.reviews.insert(reviewRecord('r1'));
+      const approve = (store: Store, by: string) =>
+        store.transaction(async (tx) => {
+          const review = (await tx.reviews.get('r1'))!;
+          if (review.status !== 'pending') return undefined;
+          await delay(50);
+          await tx.reviews.update({ ...review, status: 'approved', approvedBy: by });
+          return by;
+        });
+      const decided = (await Promise.all([approve(a, 'a@example.com'), approve(b, 'b@example.com')])).filter((by) => by !== undefined);
+      expect(decided).toHaveLength(1);
+      expect((await b.reviews.get('r1'))?.approvedBy).toBe(decided[0]);
+    });
+
+    it("one replica's publish reaches the other's subscribers (and its own), until they unsubscribe", async () => {
+      const a = await opened();
+      const b = await opened();
+      const atB: StoreEvent[] = [];
+      const atA: StoreEvent[] = [];
+      const stopB = b.subscribe!((event) => atB.push(event));
+      a.subscribe!((event) => atA.push(event));
+      await a.publish!({ topic: 'review', id: 'r1' });
+      await eventually(() => expect(atB).toEqual([{ topic: 'review', id: 'r1' }]));
+      await eventually(() => expect(atA).toEqual([{ topic: 'review', id: 'r1' }]));
+      stopB();
+      await a.publish!({ topic: 'review', id: 'r2' });
+      await eventually(() => expect(atA).toHaveLength(2));
+      expect(atB).toHaveLength(1);
+    });
+
+    it('ignores notifications on the channel that are not events', async () => {
+      const a = await opened();
+      const seen: StoreEvent[] = [];
+      a.subscribe!((event) => seen.push(event));
+      await sql(database.url, "SELECT pg_notify('flagops_events', 'not json'), pg_notify('flagops_events', '{\"topic\": 1}')");
+      await a.publish!({ topic: 'review', id: 'r1' });
+      await eventually(() => expect(seen).toEqual([{ topic: 'review', id: 'r1' }]));
+    });
+
+    it('the listening connection reconnects when it drops, and events flow again', async () => {
+      const errors: Error[] = [];
+      const b = await opened({ listenRetryMs: 20, onError: (error) => errors.push(error) });
+      const a = await opened();
+      const seen: StoreEvent[] = [];
+      b.subscribe!((event) => seen.push(event));
+      const killed = await sql(database.url, 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1', [LISTENER_APPLICATION_NAME]);
+      expect(killed.length).toBeGreaterThan(0);
+      await eventually(async () => {
+        await a.publish!({ topic: 'review', id: 'after' });
+        expect(seen.some((event) => event.id === 'after')).toBe(true);
+      });
+      expect(errors.length).toBeGreaterThan(0);
+    });
+
+    it('a lease held by one replica is not taken by another until it expires or is released, on the database clock', async () => {
+      const a = await opened();
+      const b = await opened();
+      expect(await a.leases!.acquire('review:r1', 'replica-a', 60_000)).toBe(true);
+      expect(await b.leases!.acquire('review:r1', 'replica-b', 60_000)).toBe(false);
+      expect(await a.leases!.acquire('review:r1', 'replica-a', 60_000)).toBe(true); // renewed
+      await b.leases!.release('review:r1', 'replica-b'); // not its own: no effect
+      expect(await b.leases!.acquire('review:r1', 'replica-b', 60_000)).toBe(false);
+      await a.leases!.release('review:r1', 'replica-a');
+      expect(await b.leases!.acquire('review:r1', 'replica-b', 200)).toBe(true);
+      expect(await a.leases!.acquire('review:r1', 'replica-a', 60_000)).toBe(false);
+      await delay(300);
+      expect(await a.leases!.acquire('review:r1', 'replica-a', 60_000)).toBe(true);
+      expect(await b.leases!.acquire('other', 'replica-b', 60_000)).toBe(true);
+    });
+
+    it('of replicas racing for a free lease, exactly one gets it', async () => {
+      const replicas = await Promise.all([opened(), opened(), opened()]);
+      const got = await Promise.all(replicas.map((store, i) => store.leases!.acquire('review:r9', `replica-${i}`, 60_000)));
+      expect(got.filter(Boolean)).toHaveLength(1);
+    });
+  });
+});
