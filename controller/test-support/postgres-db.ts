@@ -10,14 +10,14 @@ export interface TestDatabase {
   drop: () => Promise<void>;
 }
 
-async function admin<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: TEST_PG_ADMIN_URL, connectionTimeoutMillis: 5000 });
+async function admin<T>(adminUrl: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 5000 });
   try {
     await client.connect();
   } catch (error) {
     // Failing, not skipping: a suite that silently skips its PostgreSQL half proves nothing.
     throw new Error(
-      `PostgreSQL for tests is not reachable at ${TEST_PG_ADMIN_URL} (${(error as Error).message}). Start it, or set FLAGOPS_TEST_PG_URL to a server where this user may create databases.`,
+      `PostgreSQL for tests is not reachable at ${adminUrl} (${(error as Error).message}). Start it, or set FLAGOPS_TEST_PG_URL to a server where this user may create databases.`,
       { cause: error },
     );
   }
@@ -29,13 +29,14 @@ async function admin<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
 }
 
 /** A new, empty database of its own for one test (or one file), with its URL. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+export async function createTestDatabase(adminUrl = TEST_PG_ADMIN_URL): Promise<TestDatabase> {
   const name = `flagops_test_${randomBytes(6).toString('hex')}`;
-  await admin((client) => client.query(`CREATE DATABASE ${name}`));
-  const url = new URL(TEST_PG_ADMIN_URL);
+  await admin(adminUrl, (client) => client.query(`CREATE DATABASE ${name}`));
+  const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    drop: () => admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+    // FORCE ends the connections a failed test left open (PostgreSQL 13 and later).
+    drop: () => admin(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
   };
 }

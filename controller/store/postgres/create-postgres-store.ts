@@ -13,10 +13,13 @@ import { PgReviewRepo } from './pg-review-repo.js';
 import { PgRoleRepo, PgSettingsRepo } from './pg-settings-repo.js';
 
 export const DEFAULT_POOL_SIZE = 10;
+/** Longest wait for a connection (a new one, or a pooled one when all are busy) before the call fails. */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 export interface PostgresStoreOptions {
   /** Most connections the pool opens (the LISTEN connection is one more). */
   poolSize?: number;
+  connectTimeoutMs?: number;
   /** The schema's migrations; tests pass others. */
   migrations?: PgMigration[];
   /** First wait before the LISTEN connection reconnects; doubles up to listenMaxRetryMs. */
@@ -55,11 +58,12 @@ function repos(ctx: PgContext): StoreRepos {
  */
 export function createPostgresStore(url: string, options: PostgresStoreOptions = {}): Store {
   const types = numberTypes();
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? DEFAULT_POOL_SIZE, types });
+  const connectionTimeoutMillis = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? DEFAULT_POOL_SIZE, connectionTimeoutMillis, types });
   // An idle pooled connection that drops emits on the pool; unhandled, that would end the process.
   pool.on('error', (error) => options.onError?.(error));
   const listener = new PgListener(
-    { connectionString: url, types },
+    { connectionString: url, connectionTimeoutMillis, types },
     { retryMs: options.listenRetryMs, maxRetryMs: options.listenMaxRetryMs, onError: options.onError },
   );
   const migrations = options.migrations ?? PG_MIGRATIONS;

@@ -45,6 +45,14 @@ async function eventually(check: () => void | Promise<void>, timeoutMs = 5000): 
   }
 }
 
+describe('test databases', () => {
+  it('fail with a message that says where PostgreSQL was looked for and how to point elsewhere', async () => {
+    await expect(createTestDatabase('postgres://postgres@127.0.0.1:1/postgres')).rejects.toThrow(
+      /PostgreSQL for tests is not reachable at postgres:\/\/postgres@127\.0\.0\.1:1\/postgres .*FLAGOPS_TEST_PG_URL/,
+    );
+  });
+});
+
 describe('PostgreSQL store', () => {
   let database: TestDatabase;
   const stores: Store[] = [];
@@ -175,6 +183,17 @@ describe('PostgreSQL store', () => {
       );
       expect(most).toBe(2);
       expect(await store.entities.list('gate')).toHaveLength(5);
+    });
+
+    it('fails a call that waits longer than the connect timeout for a connection, rather than hanging', async () => {
+      const store = await opened({ poolSize: 1, connectTimeoutMs: 200 });
+      let release!: () => void;
+      const held = store.transaction(() => new Promise<void>((resolve) => (release = resolve)));
+      await delay(20);
+      await expect(store.entities.list('gate')).rejects.toThrow(/timeout/);
+      release();
+      await held;
+      expect(await store.entities.list('gate')).toEqual([]);
     });
   });
 
