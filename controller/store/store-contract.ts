@@ -393,6 +393,17 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
         expect((await store.reviews.get('review-kept'))?.status).toBe('pending');
       });
 
+      it('runs calls issued together inside a transaction (Promise.all)', async () => {
+        await store.entities.insert(gate('a'));
+        const [read, , list] = await store.transaction((tx) =>
+          Promise.all([tx.entities.get('gate', 'a'), tx.entities.insert(gate('b')), tx.entities.list('gate'), tx.audit.append(auditEntry()), tx.reviews.insert(reviewRecord('r1'))]),
+        );
+        expect(read).toEqual(gate('a'));
+        expect(list.map((r) => r.id)).toEqual(['a', 'b']);
+        expect((await store.entities.list('gate')).map((r) => r.id)).toEqual(['a', 'b']);
+        expect((await store.audit.list({ offset: 0, limit: 10 })).total).toBe(1);
+      });
+
       it('a DuplicateKeyError inside a transaction can be caught, and the transaction goes on', async () => {
         await store.entities.insert(gate('a'));
         await store.transaction(async (tx) => {

@@ -40,6 +40,32 @@ const MARKS_QUERY = `SELECT pg_current_snapshot()::text AS data,
   (SELECT generation FROM store_marks WHERE name = 'settings') AS settings,
   (SELECT generation FROM store_marks WHERE name = 'auth') AS auth`;
 
+/**
+ * A transaction's connection as its repositories see it: statements issued together (Promise.all)
+ * run one after another (one connection runs one at a time; node-postgres's own queueing of them is
+ * deprecated), and none runs once the transaction has ended.
+ */
+function transactionQueryable(client: pg.PoolClient): { db: Queryable; finish: () => Promise<unknown> } {
+  let tail: Promise<unknown> = Promise.resolve();
+  let ended = false;
+  const db: Queryable = {
+    query: (text, values) => {
+      if (ended) return Promise.reject(new Error('The transaction has ended: its repositories can no longer be used'));
+      const run = tail.then(() => client.query(text, values));
+      tail = run.catch(() => undefined);
+      return run;
+    },
+  };
+  return {
+    db,
+    /** Refuses statements from now on; resolves once those already issued have run. */
+    finish: () => {
+      ended = true;
+      return tail;
+    },
+  };
+}
+
 function repos(ctx: PgContext): StoreRepos {
   return {
     entities: new PgEntityRepo(ctx),
@@ -97,17 +123,20 @@ export function createPostgresStore(url: string, options: PostgresStoreOptions =
       const error = unusable();
       if (error) throw error;
       const client = await pool.connect();
+      const connection = transactionQueryable(client);
       let broken: Error | undefined;
       try {
-        await client.query('BEGIN');
         try {
-          const result = await fn(repos({ db: client, locking: true }));
+          await client.query('BEGIN');
+          const result = await fn(repos({ db: connection.db, locking: true }));
+          await connection.finish();
           // COMMIT of a transaction in which a statement failed (the caller caught the error and
           // went on) rolls back and answers ROLLBACK, not an error: that is no success.
           const commit = await client.query('COMMIT');
           if (commit.command === 'ROLLBACK') throw new Error('The transaction was rolled back: a statement in it failed');
           return result;
         } catch (failure) {
+          await connection.finish();
           await client.query('ROLLBACK').catch((rollbackError: Error) => {
             broken = rollbackError;
           });

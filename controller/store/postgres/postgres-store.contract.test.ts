@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../test-support/postgres-db.js';
-import type { Store, StoreEvent } from '../ports.js';
+import type { Store, StoreEvent, StoreRepos } from '../ports.js';
 import { currentMarks, delay, describeStoreContract, gate, keyRecord, reviewRecord } from '../store-contract.js';
 import { createPostgresStore, type PostgresStoreOptions } from './create-postgres-store.js';
 import { LISTENER_APPLICATION_NAME } from './pg-listener.js';
@@ -165,6 +165,16 @@ describe('PostgreSQL store', () => {
       // The connection went back to the pool usable.
       await store.transaction((tx) => tx.entities.insert(gate('b')));
       expect((await store.entities.list('gate')).map((r) => r.id)).toEqual(['b']);
+    });
+
+    it("refuses a transaction's repositories once it has ended", async () => {
+      const store = await opened();
+      let kept: StoreRepos | undefined;
+      await store.transaction(async (tx) => {
+        kept = tx;
+      });
+      await expect(kept!.entities.insert(gate('late'))).rejects.toThrow(/transaction has ended/);
+      expect(await store.entities.get('gate', 'late')).toBeUndefined();
     });
 
     it('runs transactions on as many connections as the pool allows, the rest waiting their turn', async () => {
