@@ -66,6 +66,16 @@ function transactionQueryable(client: pg.PoolClient): { db: Queryable; finish: (
   };
 }
 
+/** Where the database is, for messages: host, port and database, never the password. */
+function describeUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.host}${parsed.pathname}`;
+  } catch {
+    return 'the configured URL';
+  }
+}
+
 function repos(ctx: PgContext): StoreRepos {
   return {
     entities: new PgEntityRepo(ctx),
@@ -166,7 +176,7 @@ export function createPostgresStore(url: string, options: PostgresStoreOptions =
         if (state === 'created') state = 'open';
       })().catch((error: unknown) => {
         opening = undefined; // a later open() tries again
-        throw error;
+        throw new Error(`Can't open the PostgreSQL store at ${describeUrl(url)}: ${(error as Error).message}`, { cause: error });
       });
       return opening;
     },
