@@ -329,9 +329,9 @@ describe('PostgreSQL store', () => {
       await b.leases!.release('review:r1', 'replica-b'); // not its own: no effect
       expect(await b.leases!.acquire('review:r1', 'replica-b', 60_000)).toBe(false);
       await a.leases!.release('review:r1', 'replica-a');
-      expect(await b.leases!.acquire('review:r1', 'replica-b', 200)).toBe(true);
+      expect(await b.leases!.acquire('review:r1', 'replica-b', 500)).toBe(true);
       expect(await a.leases!.acquire('review:r1', 'replica-a', 60_000)).toBe(false);
-      await delay(300);
+      await delay(700);
       expect(await a.leases!.acquire('review:r1', 'replica-a', 60_000)).toBe(true);
       expect(await b.leases!.acquire('other', 'replica-b', 60_000)).toBe(true);
     });
