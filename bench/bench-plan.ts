@@ -173,7 +173,8 @@ async function runConsole(dir: string): Promise<void> {
   // Written as the bench key's user: the plan then sees flagops' own changes (updates), not drift.
   const actor: Actor = { ...SYSTEM_ACTOR, userEmail: 'admin@localhost' };
   let changed = 0;
-  instance.store.transaction(() => {
+  await instance.app.ready();
+  await instance.store.transaction(async (tx) => {
     let n = 0;
     for (const entry of ENTITY_SCHEMAS) {
       const service = instance.services.get(entry.kind);
@@ -182,7 +183,7 @@ async function runConsole(dir: string): Promise<void> {
         // Every tenth entity differs in the console: the plan must find exactly these.
         const body = n++ % 10 === 0 ? { ...entity.data, description: `changed in the console ${n}` } : entity.data;
         if (body !== entity.data) changed++;
-        service.write(service.prepare({ type: 'create', body }, actor), actor);
+        await service.write(await service.prepare({ type: 'create', body }, actor, tx), actor, tx);
       }
     }
   });

@@ -54,7 +54,10 @@ export interface ConsoleInstance {
   reviews: ReviewService;
   /** Delivers pre-commit webhooks; started with the console, stopped by close(). */
   webhooks: WebhookDispatcher;
-  /** Secret of the admin key created at start, when the database had no keys. */
+  /**
+   * The admin key created at start, when the database had no keys: filled in once the app is ready
+   * (`await app.ready()`, or listen / inject, which wait for it).
+   */
   bootstrap: { created: boolean; secret?: string; generated: boolean };
   setPublicUrl(url: string): void;
   /** Stops accepting requests, finishes in-flight ones, then closes the database. */
@@ -66,9 +69,8 @@ export function createConsole(options: ConsoleOptions): ConsoleInstance {
   const store = options.db === 'fake' ? createMemoryStore() : openSqliteStore(options.db, undefined, { durability: options.durability });
   let publicUrl = options.publicUrl ?? 'http://127.0.0.1:8080';
   const auth = new AuthService({ store, clock });
-  const bootstrap = auth.bootstrap(options.bootstrapKey);
   const settings = new SettingsService({ store, clock });
-  const beforeDirectWrite = (kind: string, actor: Actor): void => settings.assertDirectWriteAllowed(kind, actor);
+  const beforeDirectWrite = (kind: string, actor: Actor): Promise<void> => settings.assertDirectWriteAllowed(kind, actor);
   const services = new Map(ALL_KINDS.map((def) => [def.kind, new EntityService(def, { store, clock, publicUrl: () => publicUrl, beforeDirectWrite })]));
   const webhookTimeoutMs = options.webhookTimeoutMs ?? 120_000;
   const changes = new ReviewChanges();
@@ -88,7 +90,14 @@ export function createConsole(options: ConsoleOptions): ConsoleInstance {
       (server, catalog) => registerSettingsRoutes(server, catalog, settings),
     ],
   });
-  webhooks.start();
+  const bootstrap: ConsoleInstance['bootstrap'] = { created: false, generated: false };
+  // Everything that needs the database before the first request: its schema, the built-in roles and
+  // the bootstrap key, and the pending validations to resume.
+  app.addHook('onReady', async () => {
+    await store.open?.();
+    Object.assign(bootstrap, await auth.bootstrap(options.bootstrapKey));
+    await webhooks.start();
+  });
   let closed = false;
   return {
     app,
@@ -107,7 +116,7 @@ export function createConsole(options: ConsoleOptions): ConsoleInstance {
       reviews.releaseHolds();
       await app.close();
       await webhooks.stop();
-      store.close();
+      await store.close();
     },
   };
 }
@@ -166,25 +175,26 @@ export async function runUp(options: UpOptions): Promise<void> {
   const saved: UpKeys = existsSync(keysFile) ? (JSON.parse(readFileSync(keysFile, 'utf8')) as UpKeys) : {};
 
   const consoleInstance = createConsole({ db: join(options.stateDir, 'console.db'), bootstrapKey: options.bootstrapKey ?? saved.admin, webhookTimeoutMs: options.webhookTimeoutMs, logger: options.logger });
-  const valid = (secret: string | undefined): secret is string => {
+  await consoleInstance.app.ready();
+  const actorOf = async (secret: string | undefined): Promise<Actor | undefined> => {
     try {
-      return secret !== undefined && consoleInstance.auth.authenticate(secret) !== undefined;
+      return secret === undefined ? undefined : await consoleInstance.auth.authenticate(secret);
     } catch {
-      return false;
+      return undefined;
     }
   };
-  const keyFor = (secret: string | undefined, email: string, description: string, role = 'member'): string => {
-    if (!valid(secret)) return consoleInstance.auth.createKey({ description, userEmail: email, role }).secret;
+  const keyFor = async (secret: string | undefined, email: string, description: string, role = 'member'): Promise<string> => {
+    const actor = await actorOf(secret);
+    if (secret === undefined || actor === undefined) return (await consoleInstance.auth.createKey({ description, userEmail: email, role })).secret;
     // A state dir from before webhook_receiver existed holds a member bridge key, which can no longer validate.
-    const actor = consoleInstance.auth.authenticate(secret);
-    if (actor.role !== role && actor.keyId !== null) consoleInstance.auth.updateKey(actor.keyId, { role });
+    if (actor.role !== role && actor.keyId !== null) await consoleInstance.auth.updateKey(actor.keyId, { role });
     return secret;
   };
   const keys: Required<UpKeys> = {
-    admin: consoleInstance.bootstrap.secret ?? (valid(options.bootstrapKey) ? options.bootstrapKey : saved.admin ?? ''),
-    submitter: keyFor(saved.submitter, 'flagops-up@localhost', 'flagops up: submits reviews'),
-    approver: keyFor(saved.approver, 'release-bot@acme.example', 'flagops up: approves reviews'),
-    bridge: keyFor(saved.bridge, 'bridge@localhost', 'flagops up: the bridge', 'webhook_receiver'),
+    admin: consoleInstance.bootstrap.secret ?? ((await actorOf(options.bootstrapKey)) !== undefined ? (options.bootstrapKey ?? '') : (saved.admin ?? '')),
+    submitter: await keyFor(saved.submitter, 'flagops-up@localhost', 'flagops up: submits reviews'),
+    approver: await keyFor(saved.approver, 'release-bot@acme.example', 'flagops up: approves reviews'),
+    bridge: await keyFor(saved.bridge, 'bridge@localhost', 'flagops up: the bridge', 'webhook_receiver'),
     webhook: saved.webhook ?? randomBytes(24).toString('base64url'),
   };
   writeFileSync(keysFile, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });

@@ -17,7 +17,7 @@ const dirs: string[] = [];
 beforeAll(async () => {
   c = createTestConsole();
   url = await c.app.listen({ port: 0, host: '127.0.0.1' });
-  env = { FLAGOPS_API_KEY: c.keyFor('flagops@ci.example.com', 'member'), APPROVER: c.keyFor('lead@example.com', 'member') };
+  env = { FLAGOPS_API_KEY: await c.keyFor('flagops@ci.example.com', 'member'), APPROVER: await c.keyFor('lead@example.com', 'member') };
 });
 afterAll(async () => {
   await c.close();

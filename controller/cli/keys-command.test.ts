@@ -88,7 +88,7 @@ describe('flagops keys create (child process)', () => {
     const secret = (await keysCreate(['--db', db, '--email', 'ops@example.com', '--role', 'admin'])).stdout.trim();
     const store = openSqliteStore(db);
     try {
-      expect(JSON.stringify(store.auth.listKeys())).not.toContain(secret);
+      expect(JSON.stringify((await store.auth.listKeys()))).not.toContain(secret);
     } finally {
       store.close();
     }
@@ -105,7 +105,7 @@ describe('flagops keys create (child process)', () => {
     expect(failure?.stderr).toMatch(/role: unknown role 'wizard'/);
     const store = openSqliteStore(db);
     try {
-      expect(store.auth.countKeys()).toBe(0);
+      expect((await store.auth.countKeys())).toBe(0);
     } finally {
       store.close();
     }

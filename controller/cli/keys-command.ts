@@ -25,8 +25,8 @@ export const keysCommand: Command = {
     const store = openSqliteStore(stringOption(args, 'db') ?? '');
     try {
       const auth = new AuthService({ store, clock: Date.now });
-      auth.ensureBuiltinRoles();
-      const { key, secret } = auth.createKey({
+      await auth.ensureBuiltinRoles();
+      const { key, secret } = await auth.createKey({
         description: stringOption(args, 'description') ?? 'created with flagops keys create',
         userEmail: stringOption(args, 'email') ?? '',
         role: stringOption(args, 'role') ?? '',
@@ -36,7 +36,7 @@ export const keysCommand: Command = {
       io.stderr(`Created key ${key.id} for ${key.userEmail} (role ${key.role}).\n`);
       return 0;
     } finally {
-      store.close();
+      await store.close();
     }
   },
 };

@@ -53,6 +53,7 @@ export const serveCommand: Command = {
       durability,
       logger: stderrLogger(io, level),
     });
+    await instance.app.ready();
     if (instance.bootstrap.generated && instance.bootstrap.secret) {
       io.stderr(`Created admin key for admin@localhost (shown once, keep it safe):\n  ${instance.bootstrap.secret}\n`);
     }

@@ -66,9 +66,10 @@ export function buildConsoleApp(deps: ConsoleAppDeps): FastifyInstance {
 
   app.decorateRequest('actor', undefined);
   // A callback hook, not an async one: it runs on every request, and Fastify runs a callback hook
-  // without a promise and a microtask hop (bench:api).
+  // without an extra promise per hook (bench:api).
   const limiter = deps.rateLimit ? new RateLimiter(deps.rateLimit) : undefined;
   let closing = false;
+  const refreshMarks = deps.store.refreshMarks?.bind(deps.store);
   app.addHook('preClose', (done) => {
     closing = true;
     done();
@@ -89,14 +90,22 @@ export function buildConsoleApp(deps: ConsoleAppDeps): FastifyInstance {
       return;
     }
     const header = request.headers['service-api-key'];
-    try {
-      request.actor = deps.auth.authenticate(Array.isArray(header) ? header[0] : header);
-      limiter?.take(request.actor.keyId ?? request.actor.userEmail);
-    } catch (error) {
-      done(error as Error);
-      return;
-    }
-    done();
+    const signIn = (): void => {
+      deps.auth.authenticate(Array.isArray(header) ? header[0] : header).then((actor) => {
+        try {
+          request.actor = actor;
+          limiter?.take(actor.keyId ?? actor.userEmail);
+        } catch (error) {
+          done(error as Error);
+          return;
+        }
+        done();
+      }, done);
+    };
+    // A store shared by several replicas learns what the others wrote before this request reads
+    // through its caches: a read that starts after any replica acknowledged a write sees it.
+    if (refreshMarks) refreshMarks().then(signIn, done);
+    else signIn();
   });
 
   for (const service of deps.entities) registerEntityRoutes(app, catalog, service);

@@ -1,5 +1,5 @@
 /**
- * EntityService.get caches stored records and the holdout list until the store's change mark moves.
+ * EntityService.get caches stored records and the holdout list until the store's data mark moves.
  * Every way stored data can change must show in the next read: writes through the API, computed
  * fields that depend on another kind (holdoutIDs), writes that roll back, writes past the services,
  * and commits by another connection to the same database file.
@@ -51,16 +51,16 @@ describe('entity read cache', () => {
     const console = await withGate();
     await gate(console);
     const { store } = console;
-    const record = store.entities.get('gate', 'gate_one');
+    const record = await store.entities.get('gate', 'gate_one');
     if (!record) throw new Error('gate not stored');
-    expect(() =>
-      store.transaction(() => {
-        store.entities.update({ ...record, version: 2, data: { ...record.data, description: 'rolled back', version: 2 } });
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.entities.update({ ...record, version: 2, data: { ...record.data, description: 'rolled back', version: 2 } });
         throw new Error('abort');
       }),
-    ).toThrow('abort');
+    ).rejects.toThrow('abort');
     expect(await gate(console)).toMatchObject({ description: '', version: 1 });
-    store.transaction(() => store.entities.update({ ...record, version: 2, data: { ...record.data, description: 'direct', version: 2 } }));
+    await store.transaction((tx) => tx.entities.update({ ...record, version: 2, data: { ...record.data, description: 'direct', version: 2 } }));
     expect(await gate(console)).toMatchObject({ description: 'direct', version: 2 });
   });
 
@@ -72,28 +72,28 @@ describe('entity read cache', () => {
     expect(await gate(console)).toMatchObject({ description: '' });
     const other = openSqliteStore(file);
     try {
-      const record = other.entities.get('gate', 'gate_one');
+      const record = await other.entities.get('gate', 'gate_one');
       if (!record) throw new Error('gate not stored');
-      other.transaction(() => other.entities.update({ ...record, version: 2, data: { ...record.data, description: 'elsewhere', version: 2 } }));
+      await other.transaction((tx) => tx.entities.update({ ...record, version: 2, data: { ...record.data, description: 'elsewhere', version: 2 } }));
     } finally {
-      other.close();
+      await other.close();
     }
     // Another connection's commits show within the store's recheck bound (100 ms).
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(await gate(console)).toMatchObject({ description: 'elsewhere', version: 2 });
   });
 
-  it('has no change mark inside a transaction, and a new one after any write', () => {
+  it('has no marks while a transaction is open, and new ones after any write', async () => {
     const store = openSqliteStore(':memory:');
     try {
-      const before = store.changeMark?.();
+      const before = store.marks?.();
       expect(before).toBeDefined();
-      expect(store.changeMark?.()).toBe(before);
-      store.transaction(() => expect(store.changeMark?.()).toBeUndefined());
-      store.settings.set('reviews', { is_config_review_required: true });
-      expect(store.changeMark?.()).not.toBe(before);
+      expect(store.marks?.()).toEqual(before);
+      await store.transaction(async () => expect(store.marks?.()).toBeUndefined());
+      await store.settings.set('reviews', { is_config_review_required: true });
+      expect(store.marks?.()?.data).not.toBe(before?.data);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
@@ -107,38 +107,42 @@ describe('entity read cache', () => {
     return { store, other: openSqliteStore(file), at: (ms) => (time = ms) };
   }
 
-  it('has a settings mark that moves with settings writes and other connections, not with other writes', () => {
+  it('has settings and auth marks that move with their own writes and other connections, not with other writes', async () => {
     const { store, other, at } = twoConnections();
     try {
-      const before = store.settingsMark?.();
+      const before = store.marks?.();
       expect(before).toBeDefined();
-      store.transaction(() => store.entities.insert({ kind: 'gate', id: 'g', version: 1, data: { id: 'g' } }));
-      expect(store.settingsMark?.()).toBe(before);
-      store.transaction(() => expect(store.settingsMark?.()).toBeUndefined());
-      store.settings.set('reviews', { is_config_review_required: true });
-      const afterOwnWrite = store.settingsMark?.();
-      expect(afterOwnWrite).not.toBe(before);
-      other.settings.set('reviews', { is_config_review_required: false });
+      await store.transaction((tx) => tx.entities.insert({ kind: 'gate', id: 'g', version: 1, data: { id: 'g' } }));
+      expect(store.marks?.()?.settings).toBe(before?.settings);
+      expect(store.marks?.()?.auth).toBe(before?.auth);
+      expect(store.marks?.()?.data).not.toBe(before?.data);
+      await store.settings.set('reviews', { is_config_review_required: true });
+      const afterOwnWrite = store.marks?.();
+      expect(afterOwnWrite?.settings).not.toBe(before?.settings);
+      expect(afterOwnWrite?.auth).toBe(before?.auth);
+      await store.roles.upsert({ name: 'release', permissions: ['read'], builtin: false });
+      expect(store.marks?.()?.auth).not.toBe(before?.auth);
+      await other.settings.set('reviews', { is_config_review_required: false });
       at(100);
-      expect(store.settingsMark?.()).not.toBe(afterOwnWrite);
+      expect(store.marks?.()?.settings).not.toBe(afterOwnWrite?.settings);
     } finally {
-      other.close();
-      store.close();
+      await other.close();
+      await store.close();
     }
   });
 
-  it('re-reads data_version (commits by other connections) once the recheck bound has passed', () => {
+  it('re-reads data_version (commits by other connections) once the recheck bound has passed', async () => {
     const { store, other, at } = twoConnections();
     try {
-      const before = store.changeMark?.();
-      other.settings.set('reviews', { is_config_review_required: true });
+      const before = store.marks?.();
+      await other.settings.set('reviews', { is_config_review_required: true });
       at(99);
-      expect(store.changeMark?.()).toBe(before);
+      expect(store.marks?.()).toEqual(before);
       at(100);
-      expect(store.changeMark?.()).not.toBe(before);
+      expect(store.marks?.()?.data).not.toBe(before?.data);
     } finally {
-      other.close();
-      store.close();
+      await other.close();
+      await store.close();
     }
   });
 });

@@ -4,8 +4,9 @@ import { EntityIdSchema } from '../../schemas/common.js';
 import { jsonEqual } from '../core/json-equal.js';
 import { parseWith } from '../core/zod-errors.js';
 import { ConflictError, InputError, NotAllowedError, NotFoundError, type FieldError } from '../errors.js';
-import { DuplicateKeyError, type EntityRecord, type JsonObject, type Page, type Store } from '../store/ports.js';
+import { DuplicateKeyError, type EntityRecord, type JsonObject, type Page, type Store, type StoreRepos } from '../store/ports.js';
 import type { EntityLookup, KindDef } from './kinds/kind-def.js';
+import { PreloadedLookup } from './kinds/preloaded-lookup.js';
 import type { Actor } from './permissions.js';
 
 export type EntityOp =
@@ -49,7 +50,7 @@ export interface EntityServiceDeps {
    * Runs before a direct (non-review) write that persists something; throws to refuse it. Reviews
    * commit through prepare() + write(), so this never blocks them (is_config_review_required).
    */
-  beforeDirectWrite?: (kind: string, actor: Actor) => void;
+  beforeDirectWrite?: (kind: string, actor: Actor) => Promise<void>;
 }
 
 /** Server-managed fields that don't count as a change when comparing before and after. */
@@ -80,9 +81,8 @@ function shapeKeys(schema: z.ZodType | undefined): string[] {
 export class EntityService {
   readonly def: KindDef;
   private readonly writable: Set<string>;
-  private lookupCache: EntityLookup | undefined;
-  /** Reads since the store's change mark last moved (see `get`). */
-  private reads: { mark: string; records: Map<string, EntityRecord>; lookup: EntityLookup } | undefined;
+  /** Reads since the store's data mark last moved (see `get`). */
+  private reads: { mark: string; records: Map<string, EntityRecord>; lookup: PreloadedLookup } | undefined;
 
   constructor(
     def: KindDef,
@@ -92,44 +92,23 @@ export class EntityService {
     this.writable = new Set(shapeKeys(def.schemas.patch ?? def.schemas.create));
   }
 
-  private get lookup(): EntityLookup {
-    if (!this.lookupCache) {
-      const { entities } = this.deps.store;
-      this.lookupCache = { get: (kind, id) => entities.get(kind, id), list: (kind) => entities.list(kind), now: this.deps.clock };
-    }
-    return this.lookupCache;
-  }
-
-  /**
-   * A lookup whose `list` reads each kind once: decorating a page of a thousand gates would otherwise
-   * re-read every holdout once per gate. For one synchronous call only (no writes in between), or,
-   * frozen, for the read cache that outlives the call.
-   */
-  private memoizedLookup(freeze = false): EntityLookup {
-    const base = this.lookup;
-    const lists = new Map<string, EntityRecord[]>();
-    return {
-      ...base,
-      list: (kind) => {
-        let records = lists.get(kind);
-        if (records === undefined) lists.set(kind, (records = freeze ? deepFreeze(base.list(kind)) : base.list(kind)));
-        return records;
-      },
-    };
+  /** A lookup for one call (kind functions read other entities through it). */
+  private lookup(): PreloadedLookup {
+    return new PreloadedLookup(this.deps.clock);
   }
 
   notFound(id: string): NotFoundError {
     return new NotFoundError(`${this.def.label} not found.`, { cause: id });
   }
 
-  private current(id: string): EntityRecord {
-    const record = this.deps.store.entities.get(this.def.kind, id);
+  private async current(id: string, repos: StoreRepos = this.deps.store): Promise<EntityRecord> {
+    const record = await repos.entities.get(this.def.kind, id);
     if (!record) throw this.notFound(id);
     return record;
   }
 
   /** Response shape of a stored entity: computed fields added, internal ones dropped. */
-  toResponse(data: JsonObject, lookup: EntityLookup = this.lookup): JsonObject {
+  toResponse(data: JsonObject, lookup: EntityLookup): JsonObject {
     const id = String(data[this.def.idField]);
     const itemPath = this.def.itemPath ?? this.def.path;
     // Object.assign, not rest/spread: this runs on every read, and V8 copies ~4x faster this way (bench:api).
@@ -140,48 +119,55 @@ export class EntityService {
     return out;
   }
 
+  /** The response shape of stored data, reading what its computed fields need through `repos`. */
+  respond(data: JsonObject, repos: StoreRepos = this.deps.store): Promise<JsonObject> {
+    return this.lookup().run(repos.entities, (lookup) => this.toResponse(data, lookup));
+  }
+
   /**
-   * Reads are cached until the store's change mark moves (any write in this process, committed or
-   * rolled back, or a commit by another connection): the stored record, and the lists of other
-   * kinds computed fields read (every holdout, for holdoutIDs). Never inside a transaction (no mark
-   * there). Cached records are frozen: responses are built as new objects around them.
+   * Reads are cached until the store's data mark moves (any write in this process, committed or
+   * rolled back, or a commit by another process): the stored record, and the lists of other kinds
+   * computed fields read (every holdout, for holdoutIDs). Cached records are frozen: responses are
+   * built as new objects around them.
    */
-  get(id: string): JsonObject {
-    const mark = this.deps.store.changeMark?.();
-    if (mark === undefined) return this.toResponse(this.current(id).data);
-    if (this.reads?.mark !== mark) this.reads = { mark, records: new Map(), lookup: this.memoizedLookup(true) };
-    const { records } = this.reads;
-    let record = records.get(id);
+  async get(id: string): Promise<JsonObject> {
+    const mark = this.deps.store.marks?.()?.data;
+    if (mark === undefined) return this.respond((await this.current(id)).data);
+    if (this.reads?.mark !== mark) this.reads = { mark, records: new Map(), lookup: this.lookup() };
+    const reads = this.reads;
+    let record = reads.records.get(id);
     if (record === undefined) {
-      record = deepFreeze(this.current(id));
-      if (records.size >= READ_CACHE_MAX) records.clear();
-      records.set(id, record);
+      record = deepFreeze(await this.current(id));
+      if (reads.records.size >= READ_CACHE_MAX) reads.records.clear();
+      reads.records.set(id, record);
     }
-    return this.toResponse(record.data, this.reads.lookup);
+    const data = record.data;
+    return reads.lookup.run(this.deps.store.entities, (lookup) => this.toResponse(data, lookup), deepFreeze);
   }
 
-  exists(id: string): boolean {
-    return this.deps.store.entities.get(this.def.kind, id) !== undefined;
+  async exists(id: string): Promise<boolean> {
+    return (await this.deps.store.entities.get(this.def.kind, id)) !== undefined;
   }
 
-  list(offset: number, limit: number, filters: Record<string, string>): Page<JsonObject> {
+  async list(offset: number, limit: number, filters: Record<string, string>): Promise<Page<JsonObject>> {
     const active = Object.entries(filters).filter(([name]) => this.def.filters?.[name] !== undefined);
-    const lookup = this.memoizedLookup();
-    if (active.length === 0) {
-      const page = this.deps.store.entities.page(this.def.kind, offset, limit);
-      return { total: page.total, items: page.items.map((r) => this.toResponse(r.data, lookup)) };
+    const { entities } = this.deps.store;
+    let page: Page<EntityRecord>;
+    if (active.length === 0) page = await entities.page(this.def.kind, offset, limit);
+    else {
+      const matching = (await entities.list(this.def.kind)).filter((r) => active.every(([name, value]) => this.def.filters?.[name]?.(r.data, value) ?? true));
+      page = { total: matching.length, items: matching.slice(offset, offset + limit) };
     }
-    const matching = this.deps.store.entities
-      .list(this.def.kind)
-      .filter((r) => active.every(([name, value]) => this.def.filters?.[name]?.(r.data, value) ?? true));
-    return { total: matching.length, items: matching.slice(offset, offset + limit).map((r) => this.toResponse(r.data, lookup)) };
+    const items = await this.lookup().run(entities, (lookup) => page.items.map((r) => this.toResponse(r.data, lookup)));
+    return { total: page.total, items };
   }
 
-  versions(id: string, offset: number, limit: number): Page<JsonObject> {
-    this.current(id);
-    const page = this.deps.store.entities.versions(this.def.kind, id, offset, limit);
-    const lookup = this.memoizedLookup();
-    return { total: page.total, items: page.items.map((v) => this.toResponse(v.data, lookup)) };
+  async versions(id: string, offset: number, limit: number): Promise<Page<JsonObject>> {
+    await this.current(id);
+    const { entities } = this.deps.store;
+    const page = await entities.versions(this.def.kind, id, offset, limit);
+    const items = await this.lookup().run(entities, (lookup) => page.items.map((v) => this.toResponse(v.data, lookup)));
+    return { total: page.total, items };
   }
 
   private parse(schema: z.ZodType | undefined, body: unknown, what: string): JsonObject {
@@ -194,9 +180,10 @@ export class EntityService {
     return parsed.value as JsonObject;
   }
 
-  /** Validates a change and computes the entity after it, reading but never writing the store. */
-  prepare(op: EntityOp, actor: Actor): PreparedChange {
+  /** Validates a change and computes the entity after it, reading (through `repos`) but never writing. */
+  async prepare(op: EntityOp, actor: Actor, repos: StoreRepos = this.deps.store): Promise<PreparedChange> {
     const { def } = this;
+    const lookup = this.lookup();
     let id: string;
     let before: EntityRecord | undefined;
     let after: JsonObject | undefined;
@@ -215,7 +202,7 @@ export class EntityService {
             throw new InputError(`Invalid ${def.label.toLowerCase()}.`, [{ property: 'id', errorMessage: `derived from name as '${id}', which ${reason}; send an id` }]);
           }
         }
-        if (this.deps.store.entities.get(def.kind, id)) throw new ConflictError(`${def.label} ${id} already exists.`);
+        if (await repos.entities.get(def.kind, id)) throw new ConflictError(`${def.label} ${id} already exists.`);
         after = {
           [def.idField]: id,
           name: body['name'],
@@ -232,7 +219,7 @@ export class EntityService {
         break;
       }
       case 'update': {
-        before = this.current(op.id);
+        before = await this.current(op.id, repos);
         id = op.id;
         const body = this.parse(def.schemas.update, op.body, 'full updates');
         supplied = body;
@@ -241,7 +228,7 @@ export class EntityService {
         break;
       }
       case 'patch': {
-        before = this.current(op.id);
+        before = await this.current(op.id, repos);
         id = op.id;
         const body = this.parse(def.schemas.patch, op.body, 'partial updates');
         supplied = body;
@@ -250,40 +237,44 @@ export class EntityService {
       }
       case 'delete': {
         if (!def.deletable) throw new InputError(`${def.label}s cannot be deleted.`);
-        before = this.current(op.id);
+        before = await this.current(op.id, repos);
         id = op.id;
-        const blocker = def.deleteBlocker?.(op.id, this.lookup);
+        const { deleteBlocker } = def;
+        const blocker = deleteBlocker && (await lookup.run(repos.entities, (l) => deleteBlocker(op.id, l)));
         if (blocker !== undefined) throw new ConflictError(blocker);
         return { id, op, before, after: undefined, changed: true };
       }
       case 'action': {
         const action = def.actions?.[op.action];
         if (!action) throw new NotFoundError(`Unknown action '${op.action}' for ${def.label.toLowerCase()}s.`);
-        before = this.current(op.id);
+        before = await this.current(op.id, repos);
         id = op.id;
         const body = action.body ? this.parse(action.body, op.body ?? {}, op.action) : undefined;
-        after = action.apply(structuredClone(before.data), body, this.lookup);
+        const data = before.data;
+        after = await lookup.run(repos.entities, (l) => action.apply(structuredClone(data), body, l));
         break;
       }
     }
     if (def.idField === 'name' && after['name'] !== id && op.type !== 'create') {
       const renamed = String(after['name']);
-      if (this.deps.store.entities.get(def.kind, renamed)) throw new ConflictError(`${def.label} ${renamed} already exists.`);
+      if (await repos.entities.get(def.kind, renamed)) throw new ConflictError(`${def.label} ${renamed} already exists.`);
     }
     after = def.prepare?.(after, before?.data, supplied) ?? after;
-    const errors: FieldError[] = def.validate?.(after, this.lookup, before?.data) ?? [];
+    const { validate } = def;
+    const candidate = after;
+    const errors: FieldError[] = validate ? await lookup.run(repos.entities, (l) => validate(candidate, l, before?.data)) : [];
     if (errors.length > 0) throw new InputError(`Invalid ${def.label.toLowerCase()}.`, errors);
     const changed = before === undefined || !sameApartFromStamps(before.data, after);
     return { id, op, before, after, changed };
   }
 
   /** Validates and applies a change in one transaction (or only validates, for a dry run). */
-  execute(op: EntityOp, actor: Actor, options: WriteOptions = {}): WriteResult {
-    if (!options.dryRun) this.deps.beforeDirectWrite?.(this.def.kind, actor);
-    return this.deps.store.transaction(() => {
-      const prepared = this.prepare(op, actor);
+  async execute(op: EntityOp, actor: Actor, options: WriteOptions = {}): Promise<WriteResult> {
+    if (!options.dryRun) await this.deps.beforeDirectWrite?.(this.def.kind, actor);
+    return this.deps.store.transaction(async (tx) => {
+      const prepared = await this.prepare(op, actor, tx);
       if (!options.dryRun) this.assertEntityAllowsDirectWrite(prepared, actor);
-      return this.write(prepared, actor, options);
+      return this.write(prepared, actor, tx, options);
     });
   }
 
@@ -298,22 +289,22 @@ export class EntityService {
 
   /**
    * Writes a prepared change: checks the expected version, stamps server fields, stores the entity,
-   * its version snapshot and the audit row. Call inside a store transaction.
+   * its version snapshot and the audit row, through the caller's transaction.
    */
-  write(prepared: PreparedChange, actor: Actor, options: WriteOptions = {}): WriteResult {
+  async write(prepared: PreparedChange, actor: Actor, tx: StoreRepos, options: WriteOptions = {}): Promise<WriteResult> {
     const { def } = this;
-    const { store, clock } = this.deps;
+    const { clock } = this.deps;
     const { before, id } = prepared;
     if (options.expectedVersion !== undefined && before !== undefined && before.version !== options.expectedVersion) {
       throw new ConflictError(`Version mismatch: ${def.label} ${id} is at version ${before.version}, not ${options.expectedVersion}.`);
     }
     if (prepared.after === undefined) {
       if (options.dryRun) return { entity: undefined, changed: true };
-      store.entities.delete(def.kind, id);
-      this.audit(actor, 'delete', id, before?.version ?? null, options);
+      await tx.entities.delete(def.kind, id);
+      await this.audit(tx, actor, 'delete', id, before?.version ?? null, options);
       return { entity: undefined, changed: true };
     }
-    if (!prepared.changed && before) return { entity: this.toResponse(before.data), changed: false };
+    if (!prepared.changed && before) return { entity: await this.respond(before.data, tx), changed: false };
 
     const now = clock();
     const version = (before?.version ?? 0) + 1;
@@ -327,32 +318,32 @@ export class EntityService {
       lastModifierName: actor.userEmail,
       lastModifierEmail: actor.userEmail,
     };
-    if (options.dryRun) return { entity: this.toResponse(data), changed: true };
+    if (options.dryRun) return { entity: await this.respond(data, tx), changed: true };
 
     const newId = String(data[def.idField]);
     const record: EntityRecord = { kind: def.kind, id: newId, version, data };
     try {
-      if (!before) store.entities.insert(record);
+      if (!before) await tx.entities.insert(record);
       else if (newId !== before.id) {
         // Kinds keyed by name (assignment sources) can be renamed: move the record and its history.
-        const history = store.entities.versions(def.kind, before.id, 0, Number.MAX_SAFE_INTEGER).items;
-        store.entities.delete(def.kind, before.id);
-        store.entities.insert(record);
-        for (const old of history.reverse()) store.entities.appendVersion({ ...old, id: newId });
-      } else store.entities.update(record);
+        const history = (await tx.entities.versions(def.kind, before.id, 0, Number.MAX_SAFE_INTEGER)).items;
+        await tx.entities.delete(def.kind, before.id);
+        await tx.entities.insert(record);
+        for (const old of history.reverse()) await tx.entities.appendVersion({ ...old, id: newId });
+      } else await tx.entities.update(record);
     } catch (error) {
       if (error instanceof DuplicateKeyError) throw new ConflictError(`${def.label} ${newId} already exists.`);
       throw error;
     }
-    store.entities.appendVersion({ kind: def.kind, id: newId, version, time: now, data });
+    await tx.entities.appendVersion({ kind: def.kind, id: newId, version, time: now, data });
     const action = prepared.op.type === 'action' ? prepared.op.action : prepared.op.type;
     const renamed = before !== undefined && newId !== before.id ? { ...options, auditDetails: { ...options.auditDetails, renamedFrom: before.id } } : options;
-    this.audit(actor, action, newId, version, renamed);
-    return { entity: this.toResponse(data), changed: true };
+    await this.audit(tx, actor, action, newId, version, renamed);
+    return { entity: await this.respond(data, tx), changed: true };
   }
 
-  private audit(actor: Actor, action: string, id: string, version: number | null, options: WriteOptions): void {
-    this.deps.store.audit.append({
+  private async audit(tx: StoreRepos, actor: Actor, action: string, id: string, version: number | null, options: WriteOptions): Promise<void> {
+    await tx.audit.append({
       time: this.deps.clock(),
       actorEmail: actor.userEmail,
       actorKeyId: actor.keyId,

@@ -56,7 +56,7 @@ async function applyAt(commit: string): Promise<{ status: string; message: strin
 /** Starts a bridge on `repoDir` and points the console's pre-commit webhook at it. */
 async function useBridge(repoDir: string): Promise<void> {
   const role = receiverRole();
-  const key = console_.auth.createKey({ description: `bridge on ${repoDir}`, userEmail: `bridge-${bridges.length}@example.com`, role, scopes: [] }).secret;
+  const key = (await console_.auth.createKey({ description: `bridge on ${repoDir}`, userEmail: `bridge-${bridges.length}@example.com`, role, scopes: [] })).secret;
   const { app } = createBridge({ repoDir, branch: 'main', console: new ConsoleClient({ baseUrl: url, apiKey: key }), webhookKey: WEBHOOK_KEY, failOpen: false, log: () => undefined });
   bridges.push(app);
   const address = new URL(await app.listen({ host: '127.0.0.1', port: 0 }));
@@ -76,8 +76,8 @@ beforeAll(async () => {
   await commitGate(0, 'initial');
   console_ = createConsole({ db: join(dir, 'console.db'), bootstrapKey: ADMIN_KEY, webhookTimeoutMs: 20_000 });
   url = `http://127.0.0.1:${new URL(await console_.app.listen({ host: '127.0.0.1', port: 0 })).port}`;
-  submitter = new ConsoleClient({ baseUrl: url, apiKey: console_.auth.createKey({ description: 'ci', userEmail: 'ci@example.com', role: 'member', scopes: [] }).secret });
-  approver = new ConsoleClient({ baseUrl: url, apiKey: console_.auth.createKey({ description: 'approver', userEmail: 'lead@example.com', role: 'member', scopes: [] }).secret });
+  submitter = new ConsoleClient({ baseUrl: url, apiKey: (await console_.auth.createKey({ description: 'ci', userEmail: 'ci@example.com', role: 'member', scopes: [] })).secret });
+  approver = new ConsoleClient({ baseUrl: url, apiKey: (await console_.auth.createKey({ description: 'approver', userEmail: 'lead@example.com', role: 'member', scopes: [] })).secret });
 }, 30_000);
 
 afterAll(async () => {

@@ -17,7 +17,8 @@ describe('flagops up and the bridge key', () => {
     const stateDir = join(dir, '.flagops');
     mkdirSync(stateDir, { recursive: true });
     const old = createConsole({ db: join(stateDir, 'console.db'), bootstrapKey: 'up-receiver-admin' });
-    const bridge = old.auth.createKey({ description: 'flagops up: the bridge', userEmail: 'bridge@localhost', role: 'member' }).secret;
+    await old.app.ready();
+    const bridge = (await old.auth.createKey({ description: 'flagops up: the bridge', userEmail: 'bridge@localhost', role: 'member' })).secret;
     await old.close();
     writeFileSync(join(stateDir, 'up-keys.json'), JSON.stringify({ admin: 'up-receiver-admin', bridge }));
 
@@ -34,7 +35,8 @@ describe('flagops up and the bridge key', () => {
     }
     const after = createConsole({ db: join(stateDir, 'console.db'), bootstrapKey: 'up-receiver-admin' });
     try {
-      const actor = after.auth.authenticate(bridge);
+      await after.app.ready();
+      const actor = (await after.auth.authenticate(bridge));
       expect(actor.role).toBe('webhook_receiver');
       expect([...actor.permissions].sort()).toEqual(['read', 'validate_changes']);
     } finally {

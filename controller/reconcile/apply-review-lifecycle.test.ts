@@ -24,9 +24,9 @@ let approver: ConsoleClient;
 beforeEach(async () => {
   c = createTestConsole();
   url = await c.app.listen({ port: 0, host: '127.0.0.1' });
-  submitterKey = c.keyFor('flagops@ci.example.com', 'member');
+  submitterKey = await c.keyFor('flagops@ci.example.com', 'member');
   client = new ConsoleClient({ baseUrl: url, apiKey: submitterKey });
-  approver = new ConsoleClient({ baseUrl: url, apiKey: c.keyFor('lead@example.com', 'member') });
+  approver = new ConsoleClient({ baseUrl: url, apiKey: await c.keyFor('lead@example.com', 'member') });
   repo = mkdtempSync(join(tmpdir(), 'flagops-apply-lifecycle-'));
   for (const [path, text] of Object.entries(FILES)) {
     mkdirSync(dirname(join(repo, path)), { recursive: true });
@@ -131,7 +131,7 @@ describe('applyRepo: interrupted and left-over reviews', () => {
   });
 
   it("leaves other users' reviews alone", async () => {
-    const someone = new ConsoleClient({ baseUrl: url, apiKey: c.keyFor('dev@example.com', 'member') });
+    const someone = new ConsoleClient({ baseUrl: url, apiKey: await c.keyFor('dev@example.com', 'member') });
     await apply({ targets: ['gates/beta'] });
     const theirs = (await someone.request('POST', '/console/v1/gates/beta/reviews', { description: 'flagops apply: update gates/beta (plan 000000000000, change 000000000000)', change: { description: 'theirs' } })).data!;
     writeFileSync(join(repo, 'gates/beta.yaml'), 'id: beta\nname: beta\ndescription: ours\n');

@@ -39,9 +39,9 @@ async function withOwnConsole(name: string, test: (env: { other: TestConsole; ur
 beforeAll(async () => {
   c = createTestConsole();
   const url = await c.app.listen({ port: 0, host: '127.0.0.1' });
-  client = new ConsoleClient({ baseUrl: url, apiKey: c.keyFor('flagops@ci.example.com', 'member') });
-  approver = new ConsoleClient({ baseUrl: url, apiKey: c.keyFor('checkout-lead@acme.example', 'member') });
-  admin = new ConsoleClient({ baseUrl: url, apiKey: c.keyFor('ops@example.com', 'admin') });
+  client = new ConsoleClient({ baseUrl: url, apiKey: await c.keyFor('flagops@ci.example.com', 'member') });
+  approver = new ConsoleClient({ baseUrl: url, apiKey: await c.keyFor('checkout-lead@acme.example', 'member') });
+  admin = new ConsoleClient({ baseUrl: url, apiKey: await c.keyFor('ops@example.com', 'admin') });
   dir = await mkdtemp(join(tmpdir(), 'flagops-apply-'));
   await cp(EXAMPLE, dir, { recursive: true });
 });
@@ -135,8 +135,8 @@ describe('applyRepo failures', () => {
       // This approver is not among new_checkout's allowed reviewers: that review can't be approved.
       const report = await applyRepo({
         desired: new FsRepoReader(repo),
-        client: new ConsoleClient({ baseUrl: url, apiKey: other.keyFor('flagops@ci.example.com', 'member') }),
-        approver: new ConsoleClient({ baseUrl: url, apiKey: other.keyFor('someone@example.com', 'member') }),
+        client: new ConsoleClient({ baseUrl: url, apiKey: await other.keyFor('flagops@ci.example.com', 'member') }),
+        approver: new ConsoleClient({ baseUrl: url, apiKey: await other.keyFor('someone@example.com', 'member') }),
       });
       const byId = new Map(report.outcomes.map((o) => [o.id, o]));
       expect(byId.get('new_checkout')).toMatchObject({ status: 'failed', message: expect.stringMatching(/allowed reviewers/) });
@@ -152,12 +152,12 @@ describe('applyRepo failures', () => {
 describe('applyRepo re-plan', () => {
   it('checks the files it applied: a file saved during the run is left to the next plan', async () => {
     await withOwnConsole('replan', async ({ other, url, repo }) => {
-      const submitter = new ConsoleClient({ baseUrl: url, apiKey: other.keyFor('flagops@ci.example.com', 'member') });
+      const submitter = new ConsoleClient({ baseUrl: url, apiKey: await other.keyFor('flagops@ci.example.com', 'member') });
       const file = join(repo, 'gates/dark_mode.yaml');
       const report = await applyRepo({
         desired: new FsRepoReader(repo),
         client: submitter,
-        approver: new ConsoleClient({ baseUrl: url, apiKey: other.keyFor('checkout-lead@acme.example', 'member') }),
+        approver: new ConsoleClient({ baseUrl: url, apiKey: await other.keyFor('checkout-lead@acme.example', 'member') }),
         // Saved once the plan is made: not part of this run.
         onEvent: (event) => {
           if (event.type === 'plan') writeFileSync(file, readFileSync(file, 'utf8').replace('Dark colour scheme', 'Darker colour scheme'));
@@ -174,8 +174,8 @@ describe('applyRepo re-plan', () => {
 describe('drift policy set by the file', () => {
   it('wins over flagops.yaml and is checked', async () => {
     await withOwnConsole('directive', async ({ other, url, repo }) => {
-      const submitter = new ConsoleClient({ baseUrl: url, apiKey: other.keyFor('flagops@ci.example.com', 'member') });
-      const approverKey = new ConsoleClient({ baseUrl: url, apiKey: other.keyFor('checkout-lead@acme.example', 'member') });
+      const submitter = new ConsoleClient({ baseUrl: url, apiKey: await other.keyFor('flagops@ci.example.com', 'member') });
+      const approverKey = new ConsoleClient({ baseUrl: url, apiKey: await other.keyFor('checkout-lead@acme.example', 'member') });
       expect((await applyRepo({ desired: new FsRepoReader(repo), client: submitter, approver: approverKey })).ok).toBe(true);
       const file = join(repo, 'gates/dark_mode.yaml');
       await writeFile(file, `# flagops: drift=heal\n${await readFile(file, 'utf8')}`);
@@ -194,7 +194,7 @@ describe('applyRepo through the pre-commit webhook', () => {
     const receiver = await startTestReceiver();
     try {
       await withOwnConsole('webhook', async ({ other, url, repo }) => {
-        const validator = new ConsoleClient({ baseUrl: url, apiKey: other.keyFor('ci@example.com', 'webhook_receiver') });
+        const validator = new ConsoleClient({ baseUrl: url, apiKey: await other.keyFor('ci@example.com', 'webhook_receiver') });
         receiver.onWebhook((hook) => void validator.request('POST', '/console/v1/change_validation', { reviewID: hook.body['review_id'], validated: true }));
         await other.call('POST', '/console/v1/settings/precommit_webhook', { webhookURL: receiver.url, webhookKey: 'whk-apply-test' });
         const sent: string[] = [];
@@ -204,8 +204,8 @@ describe('applyRepo through the pre-commit webhook', () => {
             return super.request(method, path, body, options);
           };
         }
-        const submitter = new RecordingClient({ baseUrl: url, apiKey: other.keyFor('flagops@ci.example.com', 'member') });
-        const approverKey = new ConsoleClient({ baseUrl: url, apiKey: other.keyFor('checkout-lead@acme.example', 'member') });
+        const submitter = new RecordingClient({ baseUrl: url, apiKey: await other.keyFor('flagops@ci.example.com', 'member') });
+        const approverKey = new ConsoleClient({ baseUrl: url, apiKey: await other.keyFor('checkout-lead@acme.example', 'member') });
         const report = await applyRepo({ desired: new FsRepoReader(repo), client: submitter, approver: approverKey });
         expect(report.ok).toBe(true);
         const reviewed = report.outcomes.filter((o) => o.reviewID !== undefined);

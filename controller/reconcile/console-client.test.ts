@@ -66,7 +66,7 @@ describe('ConsoleClient', () => {
     expect(error).toBeInstanceOf(InputError);
     expect((error as InputError).errors).toContainEqual({ property: 'id', errorMessage: 'must be 3 to 100 characters long' });
     await expect(new ConsoleClient({ baseUrl: url, apiKey: 'console-nope' }).listEntities(gates)).rejects.toBeInstanceOf(AuthenticationError);
-    const readOnly = c.keyFor('viewer@example.com', 'read_only');
+    const readOnly = await c.keyFor('viewer@example.com', 'read_only');
     await expect(new ConsoleClient({ baseUrl: url, apiKey: readOnly }).createEntity(gates, { name: 'Nope gate' })).rejects.toBeInstanceOf(NotAllowedError);
   });
 

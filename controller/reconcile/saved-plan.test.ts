@@ -15,7 +15,7 @@ let repo: string;
 
 beforeAll(async () => {
   c = createTestConsole();
-  client = new ConsoleClient({ baseUrl: await c.app.listen({ port: 0, host: '127.0.0.1' }), apiKey: c.keyFor('flagops@ci.example.com', 'member') });
+  client = new ConsoleClient({ baseUrl: await c.app.listen({ port: 0, host: '127.0.0.1' }), apiKey: await c.keyFor('flagops@ci.example.com', 'member') });
   repo = mkdtempSync(join(tmpdir(), 'flagops-saved-plan-'));
   for (const [path, text] of Object.entries({ 'flagops.yaml': 'console: { url: http://127.0.0.1:1 }\n', 'gates/gate_a.yaml': 'id: gate_a\nname: gate_a\n', 'gates/gate_b.yaml': 'id: gate_b\nname: gate_b\n' })) {
     mkdirSync(dirname(join(repo, path)), { recursive: true });

@@ -16,7 +16,7 @@ let client: ConsoleClient;
 
 beforeAll(async () => {
   c = createTestConsole();
-  client = new ConsoleClient({ baseUrl: await c.app.listen({ port: 0, host: '127.0.0.1' }), apiKey: c.keyFor('flagops@ci.example.com', 'member') });
+  client = new ConsoleClient({ baseUrl: await c.app.listen({ port: 0, host: '127.0.0.1' }), apiKey: await c.keyFor('flagops@ci.example.com', 'member') });
   dir = await mkdtemp(join(tmpdir(), 'flagops-watch-'));
   await cp(EXAMPLE, dir, { recursive: true });
 });
@@ -54,7 +54,7 @@ describe('watch cycle', () => {
 
     await writeFile(path, original);
     out.length = 0;
-    const approver = new ConsoleClient({ baseUrl: client.baseUrl, apiKey: c.keyFor('checkout-lead@acme.example', 'member') });
+    const approver = new ConsoleClient({ baseUrl: client.baseUrl, apiKey: await c.keyFor('checkout-lead@acme.example', 'member') });
     const applying = createWatchCycle({ desired: new FsRepoReader(dir), client, print: (t) => out.push(t), apply: { approver, sleep: async () => undefined } });
     const result = await applying();
     expect(result.applied?.ok).toBe(true);

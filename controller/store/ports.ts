@@ -1,7 +1,7 @@
 /**
- * Store ports. Synchronous on purpose: better-sqlite3 is synchronous, and a write must never keep a
- * transaction open across event-loop ticks. Every port has a SQLite adapter and an in-memory fake
- * that pass the same contract suite (`store-contract.test.ts`).
+ * Store ports. Asynchronous, so a network database (PostgreSQL) fits behind them; the SQLite adapter
+ * and the in-memory fake run synchronously inside and answer with settled promises. Every adapter
+ * passes the same contract suite (`store-contract.ts`).
  */
 
 export type JsonObject = Record<string, unknown>;
@@ -28,20 +28,20 @@ export interface Page<T> {
 }
 
 export interface EntityRepo {
-  get(kind: string, id: string): EntityRecord | undefined;
+  get(kind: string, id: string): Promise<EntityRecord | undefined>;
   /** The stored version alone (no data parsed), or undefined when absent: for staleness checks. */
-  version(kind: string, id: string): number | undefined;
+  version(kind: string, id: string): Promise<number | undefined>;
   /** Every entity of a kind, in creation order. */
-  list(kind: string): EntityRecord[];
+  list(kind: string): Promise<EntityRecord[]>;
   /** One page of a kind, in creation order. */
-  page(kind: string, offset: number, limit: number): Page<EntityRecord>;
+  page(kind: string, offset: number, limit: number): Promise<Page<EntityRecord>>;
   /** Throws DuplicateKeyError when (kind, id) exists. */
-  insert(record: EntityRecord): void;
-  update(record: EntityRecord): void;
-  delete(kind: string, id: string): void;
-  appendVersion(version: VersionRecord): void;
+  insert(record: EntityRecord): Promise<void>;
+  update(record: EntityRecord): Promise<void>;
+  delete(kind: string, id: string): Promise<void>;
+  appendVersion(version: VersionRecord): Promise<void>;
   /** Versions newest first. */
-  versions(kind: string, id: string, offset: number, limit: number): Page<VersionRecord>;
+  versions(kind: string, id: string, offset: number, limit: number): Promise<Page<VersionRecord>>;
 }
 
 export interface AuditEntry {
@@ -67,9 +67,9 @@ export interface AuditQuery {
 
 export interface AuditRepo {
   /** Appends an entry; the store assigns `id` (monotonic) and returns it. */
-  append(entry: Omit<AuditEntry, 'id'>): AuditEntry;
+  append(entry: Omit<AuditEntry, 'id'>): Promise<AuditEntry>;
   /** Newest first. */
-  list(query: AuditQuery): Page<AuditEntry>;
+  list(query: AuditQuery): Promise<Page<AuditEntry>>;
 }
 
 export interface UserRecord {
@@ -91,15 +91,15 @@ export interface KeyRecord {
 }
 
 export interface AuthRepo {
-  getUser(email: string): UserRecord | undefined;
-  upsertUser(user: UserRecord): void;
-  getKey(id: string): KeyRecord | undefined;
-  findKeyByHash(hash: string): KeyRecord | undefined;
-  listKeys(): KeyRecord[];
-  insertKey(key: KeyRecord): void;
-  updateKey(key: KeyRecord): void;
-  deleteKey(id: string): void;
-  countKeys(): number;
+  getUser(email: string): Promise<UserRecord | undefined>;
+  upsertUser(user: UserRecord): Promise<void>;
+  getKey(id: string): Promise<KeyRecord | undefined>;
+  findKeyByHash(hash: string): Promise<KeyRecord | undefined>;
+  listKeys(): Promise<KeyRecord[]>;
+  insertKey(key: KeyRecord): Promise<void>;
+  updateKey(key: KeyRecord): Promise<void>;
+  deleteKey(id: string): Promise<void>;
+  countKeys(): Promise<number>;
 }
 
 export interface RoleRecord {
@@ -109,14 +109,14 @@ export interface RoleRecord {
 }
 
 export interface RoleRepo {
-  get(name: string): RoleRecord | undefined;
-  list(): RoleRecord[];
-  upsert(role: RoleRecord): void;
+  get(name: string): Promise<RoleRecord | undefined>;
+  list(): Promise<RoleRecord[]>;
+  upsert(role: RoleRecord): Promise<void>;
 }
 
 export interface SettingsRepo {
-  get(name: string): JsonObject | undefined;
-  set(name: string, value: JsonObject): void;
+  get(name: string): Promise<JsonObject | undefined>;
+  set(name: string, value: JsonObject): Promise<void>;
 }
 
 export interface DebugLink {
@@ -202,40 +202,92 @@ export interface ReviewQuery {
 }
 
 export interface ReviewRepo {
-  get(id: string): ReviewRecord | undefined;
+  get(id: string): Promise<ReviewRecord | undefined>;
   /** Throws DuplicateKeyError when the id exists. */
-  insert(review: ReviewRecord): void;
-  update(review: ReviewRecord): void;
+  insert(review: ReviewRecord): Promise<void>;
+  update(review: ReviewRecord): Promise<void>;
   /** Newest first. */
-  list(query: ReviewQuery): Page<ReviewRecord>;
+  list(query: ReviewQuery): Promise<Page<ReviewRecord>>;
   /** Every review in a status, oldest first (the webhook dispatcher resumes these at start). */
-  withStatus(status: string): ReviewRecord[];
+  withStatus(status: string): Promise<ReviewRecord[]>;
 }
 
-export interface Store {
+/** The repositories, as seen outside a transaction (the store) or inside one (its handle). */
+export interface StoreRepos {
   entities: EntityRepo;
   audit: AuditRepo;
   auth: AuthRepo;
   roles: RoleRepo;
   settings: SettingsRepo;
   reviews: ReviewRepo;
-  /** Runs fn atomically: everything it wrote is kept, or nothing is if it throws. Nestable. */
-  transaction<T>(fn: () => T): T;
-  /**
-   * A value that differs whenever stored data may have changed since it was last read: at once after
-   * any write by this store (committed or rolled back); after a commit by another connection to the
-   * same database within a short bound the store documents (SQLite: 100 ms). Undefined inside a
-   * transaction, and when the store can't tell: caches of derived data key on it and must not cache then.
-   */
-  changeMark?(): string | undefined;
-  /**
-   * Like changeMark, for the settings alone: moves at once after a settings write by this store, and
-   * after any commit by another connection within the same bound. Settings are read on nearly every
-   * request and written rarely: keyed on changeMark, their cache would be dropped by every write.
-   */
-  settingsMark?(): string | undefined;
-  close(): void;
 }
+
+/**
+ * Marks of what may have changed: each differs whenever the stored data it covers may have changed
+ * since it was last read. Caches of derived data key on them.
+ * - `data`: anything (entities, reviews, settings, keys);
+ * - `settings`: the settings alone (read on nearly every request, written rarely);
+ * - `auth`: users, keys and roles (read on every request, written rarely).
+ */
+export interface ChangeMarks {
+  data: string;
+  settings: string;
+  auth: string;
+}
+
+/** A write another process made, announced so this one's waiters (review long polls) wake. */
+export interface StoreEvent {
+  topic: 'review';
+  id: string;
+}
+
+/**
+ * Leases over named work shared by several processes on one database (e.g. delivering a review's
+ * pre-commit webhook): at most one owner holds a lease until it expires or is released.
+ */
+export interface LeaseRepo {
+  /** Takes or renews the lease for `ttlMs`; false when another owner holds an unexpired one. */
+  acquire(name: string, owner: string, ttlMs: number): Promise<boolean>;
+  /** Gives the lease up, if `owner` holds it. */
+  release(name: string, owner: string): Promise<void>;
+}
+
+export interface Store extends StoreRepos {
+  /** What the store is, for logs and /readyz: `sqlite`, `memory`, `postgres`. */
+  readonly dialect: string;
+  /**
+   * Runs fn atomically with the transaction's repositories: everything written through `tx` is kept,
+   * or nothing is if fn throws. Calls on the store itself (outside `tx`) never see the transaction's
+   * uncommitted writes; code inside fn must use `tx` only. Not nestable.
+   */
+  transaction<T>(fn: (tx: StoreRepos) => Promise<T>): Promise<T>;
+  /**
+   * The latest marks this process knows, or undefined when the store can't tell (caches must not cache
+   * then). In-process stores know at once. A store shared by several processes knows them as of its
+   * last `refreshMarks()`: callers that must see every acknowledged write refresh first.
+   */
+  marks?(): ChangeMarks | undefined;
+  /**
+   * Resolves once `marks()` reflects every write acknowledged (by any process) before this call.
+   * Absent where `marks()` is always current. Concurrent calls share round trips.
+   */
+  refreshMarks?(): Promise<void>;
+  /** Subscribes to writes other processes announce; returns the unsubscribe function. */
+  subscribe?(listener: (event: StoreEvent) => void): () => void;
+  /** Announces a committed write to the other processes on this database. */
+  publish?(event: StoreEvent): Promise<void>;
+  /** Present on stores several processes share. */
+  leases?: LeaseRepo;
+  /**
+   * Connects and brings the schema up to date, for stores that can't do so as they are created (a
+   * network database). The console awaits it before it serves; other calls before it settles fail.
+   */
+  open?(): Promise<void>;
+  /** Throws when the database can't be reached or its schema is not this build's (for /readyz). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
 
 /** Thrown by a store when a unique key already exists. */
 export class DuplicateKeyError extends Error {

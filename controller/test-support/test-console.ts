@@ -7,7 +7,7 @@ export interface TestConsole extends ConsoleInstance {
   /** Sends a request as the given key (admin by default); bodies are JSON. */
   call(method: string, url: string, body?: unknown, key?: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   /** Creates a key with the role and returns its secret. */
-  keyFor(email: string, role: string, scopes?: string[]): string;
+  keyFor(email: string, role: string, scopes?: string[]): Promise<string>;
 }
 
 /** A console on a fresh SQLite :memory: database (or the memory fake) with a known admin key. */
@@ -22,6 +22,9 @@ export function createTestConsole(options: { db?: string; clock?: () => number; 
         headers: { 'service-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
         ...(body === undefined ? {} : { payload: typeof body === 'string' ? body : JSON.stringify(body) }),
       }),
-    keyFor: (email, role, scopes = []) => instance.auth.createKey({ description: 'test', userEmail: email, role, scopes }).secret,
+    keyFor: async (email, role, scopes = []) => {
+      await instance.app.ready();
+      return (await instance.auth.createKey({ description: 'test', userEmail: email, role, scopes })).secret;
+    },
   };
 }

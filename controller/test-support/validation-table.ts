@@ -49,13 +49,12 @@ export function mutated(body: Body, path: string, value: unknown): Body {
  * Everything a rejected request must leave alone, as one comparable string: every entity of every
  * kind, their version histories and the audit log.
  */
-export function storeSnapshot(t: TestConsole): string {
+export async function storeSnapshot(t: TestConsole): Promise<string> {
   const kinds = ALL_KINDS.map((k) => k.kind);
-  return JSON.stringify({
-    entities: kinds.map((k) => t.store.entities.list(k)),
-    versions: kinds.flatMap((k) => t.store.entities.list(k).map((r) => t.store.entities.versions(k, r.id, 0, 1000))),
-    audit: t.store.audit.list({ offset: 0, limit: 1000 }),
-  });
+  const { entities, audit } = t.store;
+  const lists = await Promise.all(kinds.map((k) => entities.list(k)));
+  const versions = await Promise.all(kinds.flatMap((k, i) => (lists[i] ?? []).map((r) => entities.versions(k, r.id, 0, 1000))));
+  return JSON.stringify({ entities: lists, versions, audit: await audit.list({ offset: 0, limit: 1000 }) });
 }
 
 export interface ValidationTable {
@@ -106,14 +105,14 @@ export function describeValidationTable(table: ValidationTable): void {
 
     const cases = table.cases.filter((c) => c.ops === undefined || c.ops.includes(op));
     it.each(cases)('$label → 400 naming $property, store unchanged', async (c) => {
-      const before = storeSnapshot(t);
+      const before = await storeSnapshot(t);
       const res = await t.call(method, url, mutated(base, c.path, c.value));
       expect(res.statusCode, res.body).toBe(400);
       const body = res.json() as { status: number; errors?: { property: string; errorMessage: string }[] };
       expect(body.status).toBe(400);
       expect(body.errors?.map((e) => e.property), res.body).toEqual([c.property]);
       if (c.message) expect(body.errors?.[0]?.errorMessage).toMatch(c.message);
-      expect(storeSnapshot(t)).toBe(before);
+      expect(await storeSnapshot(t)).toBe(before);
     });
   });
 }

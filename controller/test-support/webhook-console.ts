@@ -29,9 +29,9 @@ export function useWebhookConsole(options: { webhookKey: string; webhookTimeoutM
     env.receiver.respondWith(200);
     env.receiver.onWebhook(undefined);
     env.c = createTestConsole({ webhookTimeoutMs: options.webhookTimeoutMs });
-    env.bob = env.c.keyFor('bob@example.com', 'member');
-    env.carol = env.c.keyFor('carol@example.com', 'member');
-    env.validator = env.c.keyFor('ci@example.com', 'webhook_receiver');
+    env.bob = await env.c.keyFor('bob@example.com', 'member');
+    env.carol = await env.c.keyFor('carol@example.com', 'member');
+    env.validator = await env.c.keyFor('ci@example.com', 'webhook_receiver');
     await options.seed(env.c);
     const settings = { webhookURL: env.receiver.url, webhookKey: options.webhookKey, ...(options.initialMessage === undefined ? {} : { initialMessage: options.initialMessage }) };
     const res = await env.c.call('POST', '/console/v1/settings/precommit_webhook', settings);

@@ -21,9 +21,9 @@ let carol: string;
 beforeAll(async () => {
   c = createTestConsole({ webhookTimeoutMs: 10_000 });
   const consoleUrl = await c.app.listen({ host: '127.0.0.1', port: 0 });
-  bob = c.keyFor('bob@example.com', 'member');
-  carol = c.keyFor('carol@example.com', 'member');
-  const validator = c.keyFor('ci@example.com', 'webhook_receiver');
+  bob = await c.keyFor('bob@example.com', 'member');
+  carol = await c.keyFor('carol@example.com', 'member');
+  const validator = await c.keyFor('ci@example.com', 'webhook_receiver');
   child = spawn(process.execPath, [SCRIPT], {
     env: { ...process.env, WEBHOOK_KEY, CONSOLE_API_KEY: validator, CONSOLE_URL: consoleUrl, PORT: '0', MAX_STEP: '50' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -22,7 +22,8 @@ describe('RateLimiter', () => {
 describe('console with --rate-limit', () => {
   it('answers 429 with Retry-After past the limit, per key, and counts no unauthenticated request', async () => {
     const console_ = createConsole({ db: ':memory:', bootstrapKey: 'console-rl-admin', rateLimitPerSecond: 1 });
-    const other = console_.auth.createKey({ description: 't', userEmail: 'dev@example.com', role: 'member' }).secret;
+    await console_.app.ready();
+    const other = (await console_.auth.createKey({ description: 't', userEmail: 'dev@example.com', role: 'member' })).secret;
     const get = (key?: string) => console_.app.inject({ method: 'GET', url: '/console/v1/gates', headers: key ? { 'service-api-key': key } : {} });
     try {
       expect((await get()).statusCode).toBe(401);

@@ -1,8 +1,7 @@
 import type { ChangeAction } from '../../core/change-type.js';
 import { InputError, type FieldError } from '../../errors.js';
-import type { EntityLookup } from '../kinds/kind-def.js';
 import type { EntityOp, EntityService } from '../entity-service.js';
-import type { JsonObject } from '../../store/ports.js';
+import type { EntityRepo, JsonObject } from '../../store/ports.js';
 
 /** Review actions that are entity lifecycle actions, and the kind action each runs. */
 const LIFECYCLE: Readonly<Record<string, string>> = { start: 'start', ship: 'make_decision', abandon: 'abandon' };
@@ -12,7 +11,7 @@ const LIFECYCLE: Readonly<Record<string, string>> = { start: 'start', ship: 'mak
  * EntityService.prepare validates it with the same rules. Throws InputError naming the review
  * body's properties when the combination of action, change and group makes no sense.
  */
-export function reviewOp(service: EntityService, lookup: Pick<EntityLookup, 'get'>, id: string, action: ChangeAction, body: { change?: JsonObject; group?: string }): EntityOp {
+export async function reviewOp(service: EntityService, entities: Pick<EntityRepo, 'get'>, id: string, action: ChangeAction, body: { change?: JsonObject; group?: string }): Promise<EntityOp> {
   const errors: FieldError[] = [];
   const { def } = service;
   if (action !== 'create' && action !== 'update' && action !== 'delete') {
@@ -36,7 +35,7 @@ export function reviewOp(service: EntityService, lookup: Pick<EntityLookup, 'get
     case 'delete':
       return { type: 'delete', id };
     case 'ship':
-      return { type: 'action', id, action: 'make_decision', body: body.change ?? (body.group === undefined ? undefined : groupBody(lookup.get(def.kind, id)?.data, body.group)) };
+      return { type: 'action', id, action: 'make_decision', body: body.change ?? (body.group === undefined ? undefined : groupBody((await entities.get(def.kind, id))?.data, body.group)) };
     default:
       return { type: 'action', id, action: LIFECYCLE[action] ?? action, body: body.change };
   }

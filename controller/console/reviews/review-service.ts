@@ -3,7 +3,7 @@ import { REVIEWABLE_KINDS, ReviewSubmitSchema, type Review, type ReviewCommit } 
 import { changeTypesOf, type ChangeAction } from '../../core/change-type.js';
 import { parseWith } from '../../core/zod-errors.js';
 import { ConflictError, InputError, NotAllowedError, NotFoundError } from '../../errors.js';
-import { UNDECIDED_REVIEW, type JsonObject, type Page, type ReviewRecord, type Store } from '../../store/ports.js';
+import { UNDECIDED_REVIEW, type JsonObject, type Page, type ReviewRecord, type Store, type StoreRepos } from '../../store/ports.js';
 import type { EntityService, PreparedChange } from '../entity-service.js';
 import type { Actor } from '../permissions.js';
 import { randomHex } from '../random-token.js';
@@ -43,6 +43,11 @@ export interface ValidationQueue {
    * caller's to write. Undefined when none.
    */
   takeDelivery(reviewId: string, decision: boolean): number | undefined;
+}
+
+/** A transaction's repositories, and the reviews it wrote (their waiters wake once it commits). */
+interface ReviewTx extends StoreRepos {
+  written: Set<string>;
 }
 
 export interface ReviewServiceDeps {
@@ -104,26 +109,47 @@ export class ReviewService {
     return service;
   }
 
+  // ---- transactions ------------------------------------------------------------------------------
+
+  /**
+   * Runs fn in a store transaction; once it has committed, wakes the waiters of every review it wrote,
+   * here and (through the store) in the other processes on the database.
+   */
+  private async inTransaction<T>(fn: (tx: ReviewTx) => Promise<T>): Promise<T> {
+    const written = new Set<string>();
+    const result = await this.deps.store.transaction((repos) => fn({ ...repos, written }));
+    this.announce(written);
+    return result;
+  }
+
+  private announce(written: Iterable<string>): void {
+    const { store, changes } = this.deps;
+    for (const id of written) {
+      changes?.changed(id);
+      store.publish?.({ topic: 'review', id }).catch(() => undefined);
+    }
+  }
+
   // ---- submission ------------------------------------------------------------------------------
 
-  submit(kind: string, entityId: string, body: unknown, actor: Actor): Review {
+  async submit(kind: string, entityId: string, body: unknown, actor: Actor): Promise<Review> {
     const service = this.service(kind);
     const parsed = parseWith(ReviewSubmitSchema, body ?? {});
     if (!parsed.ok) throw new InputError('Invalid review.', parsed.errors);
-    const { store, clock } = this.deps;
-    return store.transaction(() => {
+    const { clock } = this.deps;
+    const record = await this.inTransaction(async (tx) => {
       const action: ChangeAction = parsed.value.action ?? 'update';
-      const op = reviewOp(service, this.deps.store.entities, entityId, action, parsed.value);
+      const op = await reviewOp(service, tx.entities, entityId, action, parsed.value);
       let prepared: PreparedChange;
       try {
-        prepared = service.prepare(op, actor);
+        prepared = await service.prepare(op, actor, tx);
       } catch (error) {
         throw op.type === 'delete' ? error : asSubmissionError(error, parsed.value.group === undefined ? 'change' : 'group');
       }
       if (!prepared.changed) throw new InputError('The change changes nothing.', [{ property: 'change', errorMessage: 'leaves the entity as it is' }]);
-      const preview = service.write(prepared, actor, { dryRun: true }).entity;
+      const preview = (await service.write(prepared, actor, tx, { dryRun: true })).entity;
       const now = clock();
-      const record: ReviewRecord = {
+      const review: ReviewRecord = {
         id: newReviewId(),
         kind,
         entityId: prepared.id,
@@ -136,34 +162,35 @@ export class ReviewService {
         lastModifiedTime: now,
         baseVersion: prepared.before?.version ?? null,
         after: prepared.after ?? null,
-        oldConfig: prepared.before ? service.toResponse(prepared.before.data) : null,
+        oldConfig: prepared.before ? await service.respond(prepared.before.data, tx) : null,
         newConfig: preview ?? null,
         changeTypes: changeTypesOf({ configType: kind, action, before: prepared.before?.data, after: prepared.after }),
         ...UNDECIDED_REVIEW,
       };
-      store.reviews.insert(record);
-      this.deps.changes?.changed(record.id);
-      return this.view(record);
+      await tx.reviews.insert(review);
+      tx.written.add(review.id);
+      return review;
     });
+    return this.view(record);
   }
 
   // ---- reads -----------------------------------------------------------------------------------
 
-  private load(ref: ReviewRef): ReviewRecord {
-    const review = this.deps.store.reviews.get(ref.reviewId);
+  private async load(ref: ReviewRef, repos: StoreRepos = this.deps.store): Promise<ReviewRecord> {
+    const review = await repos.reviews.get(ref.reviewId);
     if (!review || (ref.kind !== undefined && review.kind !== ref.kind) || (ref.entityId !== undefined && review.entityId !== ref.entityId)) {
       throw new NotFoundError('Review not found.');
     }
     return review;
   }
 
-  get(ref: ReviewRef): Review {
-    return this.view(this.load(ref));
+  async get(ref: ReviewRef): Promise<Review> {
+    return this.view(await this.load(ref));
   }
 
   /**
-   * Resolves when the review is written next (in this process), or after `ms`; the caller re-reads.
-   * Without a notifier it is a plain timer.
+   * Resolves when the review is written next (by this process, or by another that announces it through
+   * the store), or after `ms`; the caller re-reads. Without a notifier it is a plain timer.
    */
   nextChange(reviewId: string, ms: number): Promise<void> {
     if (this.deps.changes) return this.deps.changes.next(reviewId, ms);
@@ -172,53 +199,53 @@ export class ReviewService {
 
   /**
    * Holds while the review has `status`, at most `ms` and only while the client is there (`gone`):
-   * woken by in-process writes, re-read every `recheckMs` for what no write announces (a review
-   * turning stale, another process). The review as it is then.
+   * woken by writes, re-read every `recheckMs` for what no write announces (a review turning stale).
+   * The review as it is then.
    */
   async awaitChange(ref: ReviewRef, status: string, ms: number, hold: HoldOptions): Promise<Review> {
-    return this.view(await this.holdWhile(ref, this.load(ref), status, Date.now() + ms, hold));
+    return this.view(await this.holdWhile(ref, await this.load(ref), status, Date.now() + ms, hold));
   }
 
   private async holdWhile(ref: ReviewRef, review: ReviewRecord, status: string, deadline: number, hold: HoldOptions): Promise<ReviewRecord> {
     let current = review;
     while (current.status === status && Date.now() < deadline && !hold.gone() && !this.released) {
       await this.nextChange(current.id, Math.min(hold.recheckMs, Math.max(0, deadline - Date.now())));
-      current = this.load(ref);
+      current = await this.load(ref);
     }
     return current;
   }
 
-  list(query: { kind?: string; entityId?: string; statuses?: string[]; offset: number; limit: number }): Page<Review> {
-    const page = this.deps.store.reviews.list(query);
-    return { total: page.total, items: page.items.map((r) => this.view(r)) };
+  async list(query: { kind?: string; entityId?: string; statuses?: string[]; offset: number; limit: number }): Promise<Page<Review>> {
+    const page = await this.deps.store.reviews.list(query);
+    return { total: page.total, items: await Promise.all(page.items.map((r) => this.view(r))) };
   }
 
-  private isStale(review: ReviewRecord): boolean {
+  private async isStale(review: ReviewRecord): Promise<boolean> {
     if (review.status === 'stale') return true;
     if (FINAL.includes(review.status)) return false;
-    const current = this.deps.store.entities.version(review.kind, review.entityId);
+    const current = await this.deps.store.entities.version(review.kind, review.entityId);
     return review.baseVersion === null ? current !== undefined : current !== review.baseVersion;
   }
 
   /** What the receiver gets back from change_validation: the review's state, not its configs. */
-  private outcome(review: ReviewRecord): ValidationOutcome {
-    const { reviewID, status, type, configType, configName, validation } = this.view(review, false);
+  private async outcome(review: ReviewRecord): Promise<ValidationOutcome> {
+    const { reviewID, status, type, configType, configName, validation } = await this.view(review, false);
     return { reviewID, status, type, configType, configName, validation };
   }
 
-  /** The review as the API shows it: what users see of a pending validation included. */
-  view(review: ReviewRecord, withStaleness = true): Review {
+  /** The review as the API shows it (read outside any transaction): what users see of a pending validation included. */
+  async view(review: ReviewRecord, withStaleness = true): Promise<Review> {
     // The company-level message only shows with a validation: skip the settings read otherwise.
-    const initialMessage = review.validation ? this.deps.settings.webhookTarget().initialMessage : '';
-    return reviewView(review, { initialMessage, isStale: withStaleness && this.isStale(review) });
+    const initialMessage = review.validation ? (await this.deps.settings.webhookTarget()).initialMessage : '';
+    return reviewView(review, { initialMessage, isStale: withStaleness && (await this.isStale(review)) });
   }
 
   // ---- reviewer decisions ----------------------------------------------------------------------
 
-  private save(review: ReviewRecord, changes: Partial<ReviewRecord>): ReviewRecord {
+  private async save(tx: ReviewTx, review: ReviewRecord, changes: Partial<ReviewRecord>): Promise<ReviewRecord> {
     const updated = { ...review, ...changes, lastModifiedTime: this.deps.clock() };
-    this.deps.store.reviews.update(updated);
-    this.deps.changes?.changed(updated.id);
+    await tx.reviews.update(updated);
+    tx.written.add(updated.id);
     return updated;
   }
 
@@ -227,11 +254,11 @@ export class ReviewService {
   }
 
   /** Reviewer rules: approve_reviews (checked by the route), no self-approval, the entity's allowed reviewers. */
-  private assertReviewer(review: ReviewRecord, actor: Actor, deciding: 'approve' | 'reject'): void {
+  private async assertReviewer(tx: StoreRepos, review: ReviewRecord, actor: Actor, deciding: 'approve' | 'reject'): Promise<void> {
     if (deciding === 'approve' && review.submitter === actor.userEmail && !actor.permissions.has('self_approve_review')) {
       throw new NotAllowedError('You submitted this review: approving it needs the self_approve_review permission.');
     }
-    const entity = this.deps.store.entities.get(review.kind, review.entityId)?.data ?? review.after ?? {};
+    const entity = (await tx.entities.get(review.kind, review.entityId))?.data ?? review.after ?? {};
     const settings = entity['reviewSettings'] as { allowedReviewers?: { email?: string }[] } | undefined;
     const allowed = (settings?.allowedReviewers ?? []).map((r) => r.email?.toLowerCase()).filter((e): e is string => e !== undefined && e !== '');
     if (allowed.length > 0 && !allowed.includes(actor.userEmail.toLowerCase())) {
@@ -239,33 +266,35 @@ export class ReviewService {
     }
   }
 
-  approve(ref: ReviewRef, actor: Actor, comment?: string): Review {
-    return this.deps.store.transaction(() => {
-      const review = this.load(ref);
+  async approve(ref: ReviewRef, actor: Actor, comment?: string): Promise<Review> {
+    const record = await this.inTransaction(async (tx) => {
+      const review = await this.load(ref, tx);
       if (review.status !== 'pending') throw this.wrongState(review, 'approved');
-      this.assertReviewer(review, actor, 'approve');
-      return this.view(this.save(review, { status: 'approved', approvedBy: actor.userEmail, approvedTime: this.deps.clock(), comment: comment ?? null }));
+      await this.assertReviewer(tx, review, actor, 'approve');
+      return this.save(tx, review, { status: 'approved', approvedBy: actor.userEmail, approvedTime: this.deps.clock(), comment: comment ?? null });
     });
+    return this.view(record);
   }
 
-  reject(ref: ReviewRef, actor: Actor, comment?: string): Review {
-    return this.deps.store.transaction(() => {
-      const review = this.load(ref);
+  async reject(ref: ReviewRef, actor: Actor, comment?: string): Promise<Review> {
+    const record = await this.inTransaction(async (tx) => {
+      const review = await this.load(ref, tx);
       if (review.status !== 'pending' && review.status !== 'approved') throw this.wrongState(review, 'rejected');
-      this.assertReviewer(review, actor, 'reject');
-      return this.view(this.save(review, { status: 'rejected', rejectedBy: actor.userEmail, rejectedTime: this.deps.clock(), comment: comment ?? null }));
+      await this.assertReviewer(tx, review, actor, 'reject');
+      return this.save(tx, review, { status: 'rejected', rejectedBy: actor.userEmail, rejectedTime: this.deps.clock(), comment: comment ?? null });
     });
+    return this.view(record);
   }
 
   /** The submitter (or an admin: manage_settings) withdraws a review that is not final yet. */
-  cancel(ref: ReviewRef, actor: Actor): Review {
-    const result = this.deps.store.transaction(() => {
-      const review = this.load(ref);
+  async cancel(ref: ReviewRef, actor: Actor): Promise<Review> {
+    const result = await this.inTransaction(async (tx) => {
+      const review = await this.load(ref, tx);
       if (review.submitter !== actor.userEmail && !actor.permissions.has('manage_settings')) {
         throw new NotAllowedError('Only the submitter (or an admin) may cancel a review.');
       }
       if (FINAL.includes(review.status)) throw this.wrongState(review, 'canceled');
-      return this.save(review, { status: 'canceled', canceledBy: actor.userEmail, canceledTime: this.deps.clock() });
+      return this.save(tx, review, { status: 'canceled', canceledBy: actor.userEmail, canceledTime: this.deps.clock() });
     });
     this.deps.queue.settle(result.id);
     return this.view(result);
@@ -279,34 +308,34 @@ export class ReviewService {
    * Refused with 409 (nothing applied) when the entity moved on since the review was made; the
    * review then becomes `stale` for good.
    */
-  commit(ref: ReviewRef, actor: Actor, options: ReviewCommit = {}): { review: Review; started: boolean } {
+  async commit(ref: ReviewRef, actor: Actor, options: ReviewCommit = {}): Promise<{ review: Review; started: boolean }> {
     const bypass = options.bypassValidation === true;
     if (bypass && !actor.permissions.has('bypass_precommit_webhook')) {
       throw new NotAllowedError("Committing without validation needs the 'bypass_precommit_webhook' permission.");
     }
-    const url = this.deps.settings.webhookTarget().url;
-    // One transaction, no await: the checks and the write see the same state.
-    const outcome = this.deps.store.transaction((): { stale: string } | { started: ReviewRecord } | { committed: ReviewRecord } => {
-      const review = this.load(ref);
+    // One transaction: the checks and the write see the same state.
+    const outcome = await this.inTransaction(async (tx): Promise<{ stale: string } | { started: ReviewRecord } | { committed: ReviewRecord }> => {
+      const review = await this.load(ref, tx);
       if (review.status === 'pending_webhook_validation') throw new ConflictError(`Review ${review.id} is pending validation; wait for the decision.`);
       if (review.status === 'failed_webhook_validation') throw new ConflictError(`Review ${review.id} failed validation; the change is blocked.`);
       if (!COMMITTABLE.includes(review.status)) throw this.wrongState(review, 'committed');
-      const stale = this.staleness(review);
+      const stale = await this.staleness(tx, review);
       if (stale !== undefined) {
-        this.save(review, { status: 'stale' });
+        await this.save(tx, review, { status: 'stale' });
         return { stale };
       }
       const type = review.changeTypes[0];
-      if (type !== undefined && url !== '' && !bypass && review.status !== 'approved_webhook_validation') return { started: this.startValidation(review, actor, type) };
-      return { committed: this.apply(review, actor, bypass) };
+      const url = type === undefined || bypass || review.status === 'approved_webhook_validation' ? '' : (await this.deps.settings.webhookTarget(tx)).url;
+      if (type !== undefined && url !== '') return { started: await this.startValidation(tx, review, actor, type) };
+      return { committed: await this.apply(tx, review, actor, bypass) };
     });
     if ('stale' in outcome) throw new ConflictError(outcome.stale);
     if ('started' in outcome) {
       this.deps.queue.enqueue(outcome.started);
-      // Not stale: the transaction just checked, and nothing ran since.
-      return { review: this.view(outcome.started, false), started: true };
+      // Not stale: the transaction just checked.
+      return { review: await this.view(outcome.started, false), started: true };
     }
-    return { review: this.view(outcome.committed), started: false };
+    return { review: await this.view(outcome.committed), started: false };
   }
 
   /**
@@ -316,16 +345,16 @@ export class ReviewService {
    * commit, so the approval only completes it while their request is still there.
    */
   async commitAwaiting(ref: ReviewRef, actor: Actor, options: ReviewCommit, hold: HoldOptions): Promise<{ review: Review; started: boolean }> {
-    const first = this.commit(ref, actor, options);
+    const first = await this.commit(ref, actor, options);
     if (!first.started || !options.awaitValidationMs) return first;
-    const record = await this.holdWhile(ref, this.load(ref), 'pending_webhook_validation', Date.now() + options.awaitValidationMs, hold);
-    if (record.status === 'approved_webhook_validation' && !hold.gone() && !this.released) return { review: this.commit(ref, actor, {}).review, started: true };
-    return { review: this.view(record), started: true };
+    const record = await this.holdWhile(ref, await this.load(ref), 'pending_webhook_validation', Date.now() + options.awaitValidationMs, hold);
+    if (record.status === 'approved_webhook_validation' && !hold.gone() && !this.released) return { review: (await this.commit(ref, actor, {})).review, started: true };
+    return { review: await this.view(record), started: true };
   }
 
   /** Why a commit of the review would be refused as stale, or undefined. */
-  private staleness(review: ReviewRecord): string | undefined {
-    const current = this.deps.store.entities.version(review.kind, review.entityId);
+  private async staleness(tx: StoreRepos, review: ReviewRecord): Promise<string | undefined> {
+    const current = await tx.entities.version(review.kind, review.entityId);
     const label = `${review.kind.replace('_', ' ')} ${review.entityId}`;
     if (review.baseVersion === null) return current !== undefined ? `Stale review: ${label} was created after the review was made.` : undefined;
     if (current === undefined) return `Stale review: ${label} was deleted after the review was made.`;
@@ -335,9 +364,9 @@ export class ReviewService {
     return undefined;
   }
 
-  private startValidation(review: ReviewRecord, actor: Actor, type: string): ReviewRecord {
+  private startValidation(tx: ReviewTx, review: ReviewRecord, actor: Actor, type: string): Promise<ReviewRecord> {
     const now = this.deps.clock();
-    return this.save(review, {
+    return this.save(tx, review, {
       status: 'pending_webhook_validation',
       validation: {
         committer: actor.userEmail,
@@ -356,13 +385,13 @@ export class ReviewService {
   }
 
   /** Writes the reviewed change with the entity service, in the caller's transaction. */
-  private apply(review: ReviewRecord, actor: Actor, bypass: boolean): ReviewRecord {
+  private async apply(tx: ReviewTx, review: ReviewRecord, actor: Actor, bypass: boolean): Promise<ReviewRecord> {
     const service = this.service(review.kind);
-    const op = reviewOp(service, this.deps.store.entities, review.entityId, review.action as ChangeAction, { change: review.change ?? undefined });
+    const op = await reviewOp(service, tx.entities, review.entityId, review.action as ChangeAction, { change: review.change ?? undefined });
     let prepared: PreparedChange;
     try {
       // Re-checked against the current state of every other entity (references, delete blockers).
-      prepared = service.prepare(op, submitterActor(review.submitter));
+      prepared = await service.prepare(op, submitterActor(review.submitter), tx);
     } catch (error) {
       if (error instanceof InputError) {
         const details = error.errors.map((e) => `${e.property}: ${e.errorMessage}`).join('; ');
@@ -376,9 +405,9 @@ export class ReviewService {
     const auditDetails: JsonObject = { review: review.id, submitter: review.submitter };
     if (bypass) auditDetails['bypassedValidation'] = true;
     if (review.status === 'approved_webhook_validation') auditDetails['validatedByWebhook'] = true;
-    const result = service.write(prepared, actor, { expectedVersion: review.baseVersion ?? undefined, reviewId: review.id, auditDetails });
+    const result = await service.write(prepared, actor, tx, { expectedVersion: review.baseVersion ?? undefined, reviewId: review.id, auditDetails });
     const version = result.entity?.['version'];
-    return this.save(review, {
+    return this.save(tx, review, {
       status: 'committed',
       committer: actor.userEmail,
       committedTime: this.deps.clock(),
@@ -395,15 +424,15 @@ export class ReviewService {
    * is a 409. Nobody who took part in the change (submitted, approved or committed it) may decide
    * its validation, whatever their role: the validation is the check they don't control.
    */
-  validate(body: unknown, actor: Actor): { review: ValidationOutcome; changed: boolean } {
+  async validate(body: unknown, actor: Actor): Promise<{ review: ValidationOutcome; changed: boolean }> {
     const parsed = parseWith(ChangeValidationSchema, body ?? {});
     if (!parsed.ok) throw new InputError('Invalid change validation.', parsed.errors);
     const { reviewID, validated, message, debugLinks } = parsed.value;
     if (validated === undefined && message === undefined) {
       throw new InputError('Invalid change validation.', [{ property: 'validated', errorMessage: 'is required unless a message is given' }]);
     }
-    const result = this.deps.store.transaction(() => {
-      const review = this.load({ reviewId: reviewID });
+    const result = await this.inTransaction(async (tx) => {
+      const review = await this.load({ reviewId: reviewID }, tx);
       const validation = review.validation;
       if (validated !== undefined) this.assertNotParticipant(review, actor);
       if (validated !== undefined && validation?.validated === validated && review.status !== 'pending_webhook_validation') {
@@ -416,12 +445,12 @@ export class ReviewService {
       const delivered = this.deps.queue.takeDelivery(review.id, validated !== undefined);
       const stamp = delivered === undefined ? {} : { attempts: validation.attempts + 1, deliveredTime: delivered, lastError: null };
       const next = { ...validation, ...stamp, message: message ?? validation.message, debugLinks: debugLinks ?? validation.debugLinks };
-      if (validated === undefined) return { record: this.save(review, { validation: next }), changed: true };
+      if (validated === undefined) return { record: await this.save(tx, review, { validation: next }), changed: true };
       const status = validated ? 'approved_webhook_validation' : 'failed_webhook_validation';
-      return { record: this.save(review, { status, validation: { ...next, validated, decidedTime: this.deps.clock() } }), changed: true };
+      return { record: await this.save(tx, review, { status, validation: { ...next, validated, decidedTime: this.deps.clock() } }), changed: true };
     });
     if (validated !== undefined && result.changed) this.deps.queue.settle(result.record.id, true);
-    return { review: this.outcome(result.record), changed: result.changed };
+    return { review: await this.outcome(result.record), changed: result.changed };
   }
 
   private assertNotParticipant(review: ReviewRecord, actor: Actor): void {

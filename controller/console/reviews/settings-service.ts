@@ -7,7 +7,7 @@ import {
 import { REVIEWABLE_KINDS } from '../../../schemas/review.js';
 import { parseWith } from '../../core/zod-errors.js';
 import { InputError, NotAllowedError } from '../../errors.js';
-import type { JsonObject, Store } from '../../store/ports.js';
+import type { JsonObject, Store, StoreRepos } from '../../store/ports.js';
 import type { Actor } from '../permissions.js';
 
 const REVIEWS = 'reviews';
@@ -30,52 +30,51 @@ export class SettingsService {
 
   constructor(private readonly deps: { store: Store; clock: () => number }) {}
 
-  private stored(name: string): JsonObject | undefined {
+  private async stored(name: string, repos?: StoreRepos): Promise<JsonObject | undefined> {
     const { store } = this.deps;
-    const mark = store.settingsMark ? store.settingsMark() : store.changeMark?.();
-    if (mark === undefined) return this.deps.store.settings.get(name);
+    const mark = repos ? undefined : store.marks?.()?.settings;
+    if (mark === undefined) return (repos ?? store).settings.get(name);
     if (this.cache?.mark !== mark) this.cache = { mark, values: new Map() };
     const { values } = this.cache;
-    if (!values.has(name)) values.set(name, this.deps.store.settings.get(name));
+    if (!values.has(name)) values.set(name, await store.settings.get(name));
     return values.get(name);
   }
 
-  reviews(): ReviewsSettings {
-    const stored = this.stored(REVIEWS);
+  async reviews(repos?: StoreRepos): Promise<ReviewsSettings> {
+    const stored = await this.stored(REVIEWS, repos);
     return { is_config_review_required: stored?.['is_config_review_required'] === true };
   }
 
-  updateReviews(body: unknown, actor: Actor): ReviewsSettings {
+  async updateReviews(body: unknown, actor: Actor): Promise<ReviewsSettings> {
     const parsed = parseWith(ReviewsSettingsSchema, body ?? {});
     if (!parsed.ok) throw new InputError('Invalid review settings.', parsed.errors);
-    const { store } = this.deps;
-    return store.transaction(() => {
-      const before = this.reviews();
+    return this.deps.store.transaction(async (tx) => {
+      const before = await this.reviews(tx);
       // A write that changes nothing leaves no audit row (as for every other no-op write).
       if (before.is_config_review_required === parsed.value.is_config_review_required) return parsed.value;
-      store.settings.set(REVIEWS, { ...parsed.value });
-      this.audit(actor, REVIEWS, { before, after: parsed.value });
+      await tx.settings.set(REVIEWS, { ...parsed.value });
+      await this.audit(tx, actor, REVIEWS, { before, after: parsed.value });
       return parsed.value;
     });
   }
 
-  webhookTarget(): WebhookTarget {
-    const stored = this.stored(WEBHOOK) ?? {};
+  /** The webhook as stored (through `repos`, or as last read while the settings mark holds). */
+  async webhookTarget(repos?: StoreRepos): Promise<WebhookTarget> {
+    const stored = (await this.stored(WEBHOOK, repos)) ?? {};
     const text = (name: string): string => (typeof stored[name] === 'string' ? (stored[name] as string) : '');
     return { url: text('webhookURL'), key: text('webhookKey'), initialMessage: text('initialMessage') };
   }
 
-  webhook(): PrecommitWebhookSettings {
-    return view(this.webhookTarget());
+  async webhook(): Promise<PrecommitWebhookSettings> {
+    return view(await this.webhookTarget());
   }
 
-  updateWebhook(body: unknown, actor: Actor): PrecommitWebhookSettings {
+  async updateWebhook(body: unknown, actor: Actor): Promise<PrecommitWebhookSettings> {
     const parsed = parseWith(PrecommitWebhookSettingsUpdateSchema, body ?? {});
     if (!parsed.ok) throw new InputError('Invalid pre-commit webhook settings.', parsed.errors);
     const update = parsed.value;
-    const { store } = this.deps;
-    return store.transaction(() => {
-      const before = this.webhookTarget();
+    return this.deps.store.transaction(async (tx) => {
+      const before = await this.webhookTarget(tx);
       const after: WebhookTarget = {
         url: update.webhookURL ?? before.url,
         key: update.webhookKey ?? before.key,
@@ -86,8 +85,8 @@ export class SettingsService {
         throw new InputError('Invalid pre-commit webhook settings.', [{ property: 'webhookKey', errorMessage: 'is required while webhookURL is set' }]);
       }
       if (after.url === before.url && after.key === before.key && after.initialMessage === before.initialMessage) return view(after);
-      store.settings.set(WEBHOOK, { webhookURL: after.url, webhookKey: after.key, initialMessage: after.initialMessage });
-      this.audit(actor, WEBHOOK, {
+      await tx.settings.set(WEBHOOK, { webhookURL: after.url, webhookKey: after.key, initialMessage: after.initialMessage });
+      await this.audit(tx, actor, WEBHOOK, {
         before: view(before),
         after: view(after),
         webhookKeyChanged: update.webhookKey !== undefined && update.webhookKey !== before.key,
@@ -100,16 +99,16 @@ export class SettingsService {
    * The hook the entity service runs before a direct (non-review) write: with
    * is_config_review_required, writes to reviewable kinds need `bypass_reviews`.
    */
-  assertDirectWriteAllowed(kind: string, actor: Actor): void {
+  async assertDirectWriteAllowed(kind: string, actor: Actor): Promise<void> {
     if (!(REVIEWABLE_KINDS as readonly string[]).includes(kind)) return;
-    if (actor.permissions.has('bypass_reviews') || !this.reviews().is_config_review_required) return;
+    if (actor.permissions.has('bypass_reviews') || !(await this.reviews()).is_config_review_required) return;
     throw new NotAllowedError(
       `Reviews are required for ${kind.replace('_', ' ')}s: submit the change as a review (POST .../{id}/reviews), or use a key whose role holds bypass_reviews.`,
     );
   }
 
-  private audit(actor: Actor, name: string, details: JsonObject): void {
-    this.deps.store.audit.append({
+  private async audit(tx: StoreRepos, actor: Actor, name: string, details: JsonObject): Promise<void> {
+    await tx.audit.append({
       time: this.deps.clock(),
       actorEmail: actor.userEmail,
       actorKeyId: actor.keyId,

@@ -29,9 +29,10 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function start(options: Partial<ConsoleOptions> = {}): ConsoleInstance {
+async function start(options: Partial<ConsoleOptions> = {}): Promise<ConsoleInstance> {
   const instance = createConsole({ db: join(dir, 'console.db'), bootstrapKey: ADMIN, publicUrl: 'http://console.test', webhookTimeoutMs: 60_000, ...options });
   open.push(instance);
+  await instance.app.ready();
   return instance;
 }
 
@@ -49,10 +50,10 @@ async function call(instance: ConsoleInstance, method: string, url: string, body
 
 const receiverKeys = new WeakMap<ConsoleInstance, string>();
 /** The receiver's key (webhook_receiver): the admin key below submitted, approved and committed, so it may not decide. */
-function receiverKey(instance: ConsoleInstance): string {
+async function receiverKey(instance: ConsoleInstance): Promise<string> {
   const existing = receiverKeys.get(instance);
   if (existing !== undefined) return existing;
-  const secret = instance.auth.createKey({ description: 'receiver', userEmail: 'receiver@example.com', role: 'webhook_receiver' }).secret;
+  const secret = (await instance.auth.createKey({ description: 'receiver', userEmail: 'receiver@example.com', role: 'webhook_receiver' })).secret;
   receiverKeys.set(instance, secret);
   return secret;
 }
@@ -75,29 +76,29 @@ const review = async (instance: ConsoleInstance, id: string) => (await call(inst
 describe('WebhookDispatcher', () => {
   it('resumes an undelivered validation after a restart, and the decision then commits', async () => {
     receiver.respondWith(503);
-    const first = start();
+    const first = await start();
     const id = await pendingReview(first);
     await waitUntil(async () => ((await review(first, id)).validation.attempts >= 1 ? true : undefined), 5000, 'first attempt');
     await first.close();
     receiver.respondWith(200);
     const delivered = receiver.received.length;
 
-    const second = start();
+    const second = await start();
     await waitUntil(async () => ((await review(second, id)).validation.deliveredTime !== null ? true : undefined), 5000, 'delivery after restart');
     expect(receiver.received.length).toBeGreaterThan(delivered);
     expect(receiver.received.at(-1)?.headers['x-service-webhook-key']).toBe(KEY);
-    expect((await call(second, 'POST', '/console/v1/change_validation', { reviewID: id, validated: true }, receiverKey(second))).statusCode).toBe(200);
+    expect((await call(second, 'POST', '/console/v1/change_validation', { reviewID: id, validated: true }, await receiverKey(second))).statusCode).toBe(200);
     expect((await call(second, 'PUT', `/console/v1/gates/gate1/reviews/${id}/commit`)).json().data.status).toBe('committed');
     expect((await call(second, 'GET', '/console/v1/gates/gate1')).json().data.isEnabled).toBe(false);
   });
 
   it('does not resend a delivered webhook after a restart, but keeps waiting for the decision', async () => {
-    const first = start();
+    const first = await start();
     const id = await pendingReview(first);
     await waitUntil(async () => ((await review(first, id)).validation.deliveredTime !== null ? true : undefined), 5000, 'delivery');
     await first.close();
     const sent = receiver.received.length;
-    const second = start();
+    const second = await start();
     expect(second.webhooks.active).toBe(1);
     expect((await review(second, id)).status).toBe('pending_webhook_validation');
     expect(receiver.received.length).toBe(sent);
@@ -105,22 +106,22 @@ describe('WebhookDispatcher', () => {
 
   it('expires a validation whose deadline passed while the console was down', async () => {
     let now = 1_700_000_000_000;
-    const first = start({ clock: () => now });
+    const first = await start({ clock: () => now });
     const id = await pendingReview(first);
     const deadline = (await review(first, id)).validation.deadline as number;
     expect(deadline).toBe(now + 60_000);
     await first.close();
     now = deadline + 1;
-    const second = start({ clock: () => now });
+    const second = await start({ clock: () => now });
     expect((await review(second, id)).status).toBe('validation_timed_out');
     expect(second.webhooks.active).toBe(0);
   });
 
   it('writes the delivery stamp with the decision when the receiver decides at once, else within moments on its own', async () => {
-    const instance = start();
+    const instance = await start();
     // The receiver decides before it answers the delivery.
     receiver.onWebhook(async (hook) => {
-      await call(instance, 'POST', '/console/v1/change_validation', { reviewID: hook.body['review_id'], validated: true }, receiverKey(instance));
+      await call(instance, 'POST', '/console/v1/change_validation', { reviewID: hook.body['review_id'], validated: true }, await receiverKey(instance));
     });
     try {
       const decidedAtOnce = await pendingReview(instance);
@@ -146,14 +147,14 @@ describe('WebhookDispatcher', () => {
   });
 
   it('counts a decision made while its delivery is in flight as the delivery (written with it); a progress message does not', async () => {
-    const instance = start();
+    const instance = await start();
     const seen: Loose[] = [];
     // The receiver sends progress, then decides, and only then answers the delivery.
     receiver.onWebhook(async (hook) => {
       const reviewID = hook.body['review_id'] as string;
-      expect((await call(instance, 'POST', '/console/v1/change_validation', { reviewID, message: 'checking' }, receiverKey(instance))).statusCode).toBe(200);
+      expect((await call(instance, 'POST', '/console/v1/change_validation', { reviewID, message: 'checking' }, await receiverKey(instance))).statusCode).toBe(200);
       seen.push((await review(instance, reviewID)).validation);
-      expect((await call(instance, 'POST', '/console/v1/change_validation', { reviewID, validated: true }, receiverKey(instance))).statusCode).toBe(200);
+      expect((await call(instance, 'POST', '/console/v1/change_validation', { reviewID, validated: true }, await receiverKey(instance))).statusCode).toBe(200);
       seen.push(await review(instance, reviewID));
     });
     try {
@@ -174,13 +175,13 @@ describe('WebhookDispatcher', () => {
   });
 
   it('close() writes a delivery it has not stamped yet: a restart does not send it again', async () => {
-    const first = start();
+    const first = await start();
     const id = await pendingReview(first);
     await receiver.waitFor((h) => h.body['review_id'] === id);
     await new Promise((resolve) => setTimeout(resolve, 20));
     await first.close();
     const sent = receiver.received.filter((h) => h.body['review_id'] === id).length;
-    const second = start();
+    const second = await start();
     expect((await review(second, id)).validation.deliveredTime).not.toBeNull();
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(receiver.received.filter((h) => h.body['review_id'] === id)).toHaveLength(sent);
@@ -188,7 +189,7 @@ describe('WebhookDispatcher', () => {
 
   it('treats a redirect as a failed attempt (the key must not follow it)', async () => {
     receiver.respondWith(302);
-    const instance = start({ webhookTimeoutMs: 2000 });
+    const instance = await start({ webhookTimeoutMs: 2000 });
     const id = await pendingReview(instance);
     const seen = await waitUntil(async () => {
       const r = await review(instance, id);
@@ -200,7 +201,7 @@ describe('WebhookDispatcher', () => {
   it('gives up on an attempt that gets no answer in time, and tries again', async () => {
     receiver.onWebhook(() => new Promise((resolve) => setTimeout(resolve, 400)));
     try {
-      const instance = start({ webhookTimeoutMs: 800 });
+      const instance = await start({ webhookTimeoutMs: 800 });
       const id = await pendingReview(instance);
       const seen = await waitUntil(async () => {
         const r = await review(instance, id);
@@ -215,7 +216,7 @@ describe('WebhookDispatcher', () => {
   it('logs failed deliveries and timeouts without the webhook key', async () => {
     const lines: string[] = [];
     receiver.respondWith(500);
-    const instance = start({ webhookTimeoutMs: 400, logger: { level: 'info', stream: { write: (line: string) => lines.push(line) } } });
+    const instance = await start({ webhookTimeoutMs: 400, logger: { level: 'info', stream: { write: (line: string) => lines.push(line) } } });
     const id = await pendingReview(instance);
     await waitUntil(async () => ((await review(instance, id)).status === 'validation_timed_out' ? true : undefined), 5000, 'timeout');
     const logged = lines.join('');
@@ -227,12 +228,12 @@ describe('WebhookDispatcher', () => {
 
   it('stops cleanly: close() waits for in-flight deliveries and the database stays consistent', async () => {
     receiver.onWebhook(() => new Promise((resolve) => setTimeout(resolve, 200)));
-    const instance = start();
+    const instance = await start();
     const id = await pendingReview(instance);
     await receiver.waitFor((h) => h.body['review_id'] === id);
     await instance.close();
     receiver.onWebhook(undefined);
-    const again = start();
+    const again = await start();
     expect((await review(again, id)).status).toBe('pending_webhook_validation');
   });
 });

@@ -39,6 +39,13 @@ export interface WebhookDispatcherDeps {
   send?: SendHttp;
   /** Wakes review long polls after a review record is written. */
   changes?: ReviewChanges;
+  /**
+   * This process's name among the replicas sharing the database (stores with leases): a review's
+   * webhook is delivered by whichever replica holds its lease.
+   */
+  owner?: string;
+  /** How long a delivery lease lasts without renewal: how soon another replica takes over a dead one's. */
+  leaseMs?: number;
 }
 
 interface Job {
@@ -50,7 +57,15 @@ interface Job {
   inFlight?: Promise<void>;
   /** A decision wrote the attempt in flight as delivered: its success writes nothing. */
   deliveryTaken?: boolean;
+  /** This replica holds the delivery lease (always, on a store without leases). */
+  leased: boolean;
+  leaseTimer?: NodeJS.Timeout;
+  /** Whether the review still needs its webhook delivered (no successful delivery recorded yet). */
+  undelivered: boolean;
 }
+
+/** Lease names of webhook deliveries. */
+const leaseName = (reviewId: string): string => `webhook:${reviewId}`;
 
 const PENDING = 'pending_webhook_validation';
 
@@ -73,7 +88,9 @@ function asPending(review: ReviewRecord | undefined): Pending | undefined {
  * x-service-webhook-key header, retried with exponential backoff while the validation window lasts,
  * and turns a review nobody decided in time into `validation_timed_out`. Everything it knows lives
  * in the review records, so `start()` after a restart resumes deliveries and expires what expired
- * while the console was down. Store writes are short synchronous transactions between awaits.
+ * while the console was down. Several replicas on one database share the work: every replica watches
+ * every pending review's deadline (expiring one is idempotent), and only the holder of a review's
+ * lease delivers its webhook; a replica that dies stops renewing, and another one takes over.
  */
 export class WebhookDispatcher implements ValidationQueue {
   private readonly jobs = new Map<string, Job>();
@@ -85,15 +102,45 @@ export class WebhookDispatcher implements ValidationQueue {
   private readonly retry: RetryPolicy;
   private readonly send: SendHttp;
   private stopped = false;
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private readonly owner: string;
+  private readonly leaseMs: number;
 
   constructor(private readonly deps: WebhookDispatcherDeps) {
     this.retry = deps.retry;
     this.send = deps.send ?? sharedHttpClient.send;
+    this.owner = deps.owner ?? 'console';
+    this.leaseMs = deps.leaseMs ?? 5000;
   }
 
-  /** Resumes every persisted pending validation. */
-  start(): void {
-    for (const review of this.deps.store.reviews.withStatus(PENDING)) this.schedule(review);
+  /**
+   * Resumes every persisted pending validation. With several replicas, looks again every third of a
+   * lease for validations other replicas started, and for deliveries whose lease a dead replica left.
+   */
+  async start(): Promise<void> {
+    await this.sweep();
+    if (this.deps.store.leases && !this.stopped) {
+      this.sweepTimer = setInterval(() => void this.sweep().catch((error: unknown) => this.deps.log('webhook sweep failed', { error: describePostError(error) })), Math.max(10, Math.floor(this.leaseMs / 3)));
+      this.sweepTimer.unref();
+    }
+  }
+
+  private async sweep(): Promise<void> {
+    const pending = await this.deps.store.reviews.withStatus(PENDING);
+    const ids = new Set(pending.map((r) => r.id));
+    for (const review of pending) {
+      const job = this.jobs.get(review.id);
+      if (!job) this.schedule(review);
+      else if (!job.leased && job.undelivered && review.validation?.deliveredTime === null) void this.claim(review.id, job);
+    }
+    // Decided or expired through another replica: stop watching.
+    for (const id of [...this.jobs.keys()]) if (!ids.has(id)) this.settle(id, true);
+  }
+
+  /** A review written by another replica: stop at once when it is no longer pending. */
+  async reviewChanged(reviewId: string): Promise<void> {
+    if (!this.jobs.has(reviewId)) return;
+    if ((await this.pending(reviewId)) === undefined) this.settle(reviewId, true);
   }
 
   enqueue(review: ReviewRecord): void {
@@ -108,6 +155,53 @@ export class WebhookDispatcher implements ValidationQueue {
     job.settled = true;
     if (!letDeliveryFinish) job.abortAttempt?.();
     this.jobs.delete(reviewId);
+    this.releaseLease(reviewId, job);
+  }
+
+  private releaseLease(reviewId: string, job: Job): void {
+    clearInterval(job.leaseTimer);
+    job.leaseTimer = undefined;
+    const { leases } = this.deps.store;
+    if (!leases || !job.leased) return;
+    job.leased = false;
+    void leases.release(leaseName(reviewId), this.owner).catch(() => undefined);
+  }
+
+  /**
+   * Takes the review's delivery lease and delivers; keeps renewing it while the job lasts. A replica
+   * that loses the lease (it could not renew in time) stops delivering: another one holds it now.
+   */
+  private async claim(reviewId: string, job: Job, fresh?: Pending): Promise<void> {
+    const { leases } = this.deps.store;
+    if (leases) {
+      let got = false;
+      try {
+        got = await leases.acquire(leaseName(reviewId), this.owner, this.leaseMs);
+      } catch (error) {
+        this.deps.log('webhook lease failed', { review: reviewId, error: describePostError(error) });
+      }
+      if (!got || job.settled || this.stopped) {
+        if (got) void leases.release(leaseName(reviewId), this.owner).catch(() => undefined);
+        return;
+      }
+      job.leased = true;
+      job.leaseTimer = setInterval(() => {
+        leases.acquire(leaseName(reviewId), this.owner, this.leaseMs).then(
+          (kept) => {
+            if (!kept && job.leased) {
+              job.leased = false;
+              clearInterval(job.leaseTimer);
+              clearTimeout(job.retryTimer);
+            }
+          },
+          () => undefined,
+        );
+      }, Math.max(10, Math.floor(this.leaseMs / 3)));
+      job.leaseTimer.unref();
+      // Read again under the lease: the previous holder may have delivered meanwhile.
+      fresh = undefined;
+    }
+    this.attempt(reviewId, job, fresh);
   }
 
   takeDelivery(reviewId: string, decision: boolean): number | undefined {
@@ -125,22 +219,32 @@ export class WebhookDispatcher implements ValidationQueue {
   }
 
   /** Writes every deferred delivery stamp the decisions did not take, in one transaction. */
-  private writeStamps(): void {
+  private async writeStamps(): Promise<void> {
     clearTimeout(this.stampTimer);
     this.stampTimer = undefined;
     if (this.unwritten.size === 0) return;
     const stamps = [...this.unwritten];
     this.unwritten.clear();
-    const { store } = this.deps;
-    store.transaction(() => {
+    const written = await this.deps.store.transaction(async (tx) => {
+      const ids: string[] = [];
       for (const [reviewId, deliveredTime] of stamps) {
-        const review = store.reviews.get(reviewId);
+        const review = await tx.reviews.get(reviewId);
         // Whatever became of the review (timed out, canceled), the webhook was delivered.
         if (!review?.validation || review.validation.deliveredTime !== null) continue;
-        store.reviews.update({ ...review, validation: { ...review.validation, attempts: review.validation.attempts + 1, deliveredTime, lastError: null } });
-        this.deps.changes?.changed(reviewId);
+        await tx.reviews.update({ ...review, validation: { ...review.validation, attempts: review.validation.attempts + 1, deliveredTime, lastError: null } });
+        ids.push(reviewId);
       }
+      return ids;
     });
+    this.announce(written);
+  }
+
+  /** Wakes the waiters of reviews this dispatcher wrote, here and in the other replicas. */
+  private announce(ids: Iterable<string>): void {
+    for (const id of ids) {
+      this.deps.changes?.changed(id);
+      this.deps.store.publish?.({ topic: 'review', id }).catch(() => undefined);
+    }
   }
 
   /** Number of validations being watched (for tests and shutdown). */
@@ -151,24 +255,26 @@ export class WebhookDispatcher implements ValidationQueue {
   /** Stops timers and in-flight deliveries and waits for them; pending validations stay persisted. */
   async stop(): Promise<void> {
     this.stopped = true;
+    clearInterval(this.sweepTimer);
+    // Settling releases the leases: another replica takes the deliveries over at once, not after expiry.
     for (const id of [...this.jobs.keys()]) this.settle(id);
     const inFlight = [...this.delivering].map((job) => (job.abortAttempt?.(), job.inFlight));
     await Promise.allSettled(inFlight);
-    this.writeStamps();
+    await this.writeStamps().catch((error: unknown) => this.deps.log('webhook delivery stamps not written', { error: describePostError(error) }));
   }
 
-  private pending(reviewId: string): Pending | undefined {
-    return asPending(this.deps.store.reviews.get(reviewId));
+  private async pending(reviewId: string): Promise<Pending | undefined> {
+    return asPending(await this.deps.store.reviews.get(reviewId));
   }
 
   /** Watches a review the caller just read (or wrote) as pending validation. */
   private schedule(record: ReviewRecord): void {
     const review = asPending(record);
     if (this.stopped || !review || this.jobs.has(review.id)) return;
-    const job: Job = { settled: false };
+    const job: Job = { settled: false, leased: !this.deps.store.leases, undelivered: review.validation.deliveredTime === null };
     this.jobs.set(review.id, job);
     this.watchDeadline(review.id, job, review.validation.deadline);
-    if (this.jobs.has(review.id) && review.validation.deliveredTime === null) this.attempt(review.id, job, review);
+    if (this.jobs.has(review.id) && job.undelivered) void this.claim(review.id, job, review);
   }
 
   private watchDeadline(reviewId: string, job: Job, deadline: number): void {
@@ -183,35 +289,56 @@ export class WebhookDispatcher implements ValidationQueue {
 
   private expire(reviewId: string): void {
     if (this.stopped) return;
+    this.expireNow(reviewId).catch((error: unknown) => {
+      // The database may be away for a moment: the next sweep (or restart) expires it.
+      this.deps.log('pre-commit validation expiry failed', { review: reviewId, error: describePostError(error) });
+    });
+  }
+
+  private async expireNow(reviewId: string): Promise<void> {
     const { store, clock } = this.deps;
-    const expired = store.transaction(() => {
-      const review = this.pending(reviewId);
+    const expired = await store.transaction(async (tx) => {
+      const review = asPending(await tx.reviews.get(reviewId));
       if (!review || clock() < review.validation.deadline) return false;
       const delivered = this.takeDelivery(reviewId, false);
       const validation = delivered === undefined ? review.validation : { ...review.validation, attempts: review.validation.attempts + 1, deliveredTime: delivered, lastError: null };
-      store.reviews.update({ ...review, validation, status: 'validation_timed_out', lastModifiedTime: clock() });
-      this.deps.changes?.changed(reviewId);
+      await tx.reviews.update({ ...review, validation, status: 'validation_timed_out', lastModifiedTime: clock() });
       return true;
     });
-    if (expired) this.deps.log('pre-commit validation timed out', { review: reviewId });
+    if (expired) {
+      this.announce([reviewId]);
+      this.deps.log('pre-commit validation timed out', { review: reviewId });
+    }
     this.settle(reviewId);
   }
 
   private attempt(reviewId: string, job: Job, fresh?: Pending): void {
-    const run = this.deliver(reviewId, job, fresh).finally(() => {
-      if (job.inFlight !== run) return;
-      job.inFlight = undefined;
-      this.delivering.delete(job);
-    });
+    const run = this.deliver(reviewId, job, fresh)
+      .catch((error: unknown) => {
+        // A store error between attempts (the database away for a moment): the sweep or the
+        // deadline picks the review up again.
+        this.deps.log('pre-commit webhook attempt failed', { review: reviewId, error: describePostError(error) });
+      })
+      .finally(() => {
+        if (job.inFlight !== run) return;
+        job.inFlight = undefined;
+        this.delivering.delete(job);
+      });
     job.inFlight = run;
     this.delivering.add(job);
   }
 
   /** One attempt; `fresh` is the review as just read in this tick, saving a reload. */
   private async deliver(reviewId: string, job: Job, fresh?: Pending): Promise<void> {
-    const review = fresh ?? this.pending(reviewId);
+    if (!job.leased) return;
+    const review = fresh ?? (await this.pending(reviewId));
     if (!review || this.stopped) return this.settle(reviewId);
-    const target = this.deps.settings.webhookTarget();
+    if (review.validation.deliveredTime !== null) {
+      // Delivered by the replica that held the lease before: only the deadline is left to watch.
+      job.undelivered = false;
+      return;
+    }
+    const target = await this.deps.settings.webhookTarget();
     const left = review.validation.deadline - this.deps.clock();
     let failure: string | undefined;
     if (target.url === '') {
@@ -244,37 +371,40 @@ export class WebhookDispatcher implements ValidationQueue {
       }
     }
     if (failure === undefined) {
+      job.undelivered = false;
       if (job.deliveryTaken) return;
       // Stamped even when the review ended otherwise meanwhile (canceled, timed out).
       this.unwritten.set(reviewId, this.deps.clock());
       if (!this.stampTimer) {
-        this.stampTimer = setTimeout(() => this.writeStamps(), STAMP_DELAY_MS);
+        this.stampTimer = setTimeout(() => void this.writeStamps().catch((error: unknown) => this.deps.log('webhook delivery stamps not written', { error: describePostError(error) })), STAMP_DELAY_MS);
         this.stampTimer.unref();
       }
       return;
     }
-    if (this.stopped || job.settled) return;
-    const attempts = this.recordFailure(reviewId, failure);
+    if (this.stopped || job.settled || !job.leased) return;
+    const attempts = await this.recordFailure(reviewId, failure);
     if (attempts === undefined) return this.settle(reviewId);
     this.deps.log('pre-commit webhook delivery failed', { review: reviewId, attempt: attempts, error: failure });
     const delay = Math.min(this.retry.maxDelayMs, this.retry.initialDelayMs * 2 ** (attempts - 1));
     if (this.deps.clock() + delay >= review.validation.deadline) return; // the deadline timer ends it
-    job.retryTimer = setTimeout(() => this.attempt(reviewId, job), delay);
+    job.retryTimer = setTimeout(() => {
+      if (job.leased && !job.settled) this.attempt(reviewId, job);
+    }, delay);
     job.retryTimer.unref();
   }
 
   /** Persists a failed attempt; returns the attempt count, or undefined when no longer pending. */
-  private recordFailure(reviewId: string, failure: string): number | undefined {
-    const { store } = this.deps;
-    return store.transaction(() => {
+  private async recordFailure(reviewId: string, failure: string): Promise<number | undefined> {
+    const attempts = await this.deps.store.transaction(async (tx) => {
       // Re-read: the receiver may have decided while the request was in flight.
-      const review = this.pending(reviewId);
+      const review = asPending(await tx.reviews.get(reviewId));
       if (!review) return undefined;
       const validation = { ...review.validation, attempts: review.validation.attempts + 1, lastError: failure };
-      store.reviews.update({ ...review, validation });
-      this.deps.changes?.changed(reviewId);
+      await tx.reviews.update({ ...review, validation });
       return validation.attempts;
     });
+    if (attempts !== undefined) this.announce([reviewId]);
+    return attempts;
   }
 }
 

@@ -59,19 +59,19 @@ describe('assignment sources', () => {
       ['patch', 'PATCH', `${ITEM}/warehouse`, { scheduledReloadHour: 5, dryRun: true }, { scheduledReloadHour: 5, version: 2 }],
       ['rename', 'PATCH', `${ITEM}/warehouse`, { name: 'renamed', dryRun: true }, { name: 'renamed' }],
     ])('%s: 200 with the would-be source, store unchanged', async (_label, method, url, body, expected) => {
-      const before = storeSnapshot(c);
+      const before = await storeSnapshot(c);
       const res = await ok(c, method, url, body);
       expect(res['message']).toBe('Assignment source is valid (dry run, nothing persisted).');
       expect(res['data']).toMatchObject(expected);
-      expect(storeSnapshot(c)).toBe(before);
+      expect(await storeSnapshot(c)).toBe(before);
     });
 
     it('an invalid dry run is a 400 like any write', async () => {
-      const before = storeSnapshot(c);
+      const before = await storeSnapshot(c);
       const res = await c.call('PATCH', `${ITEM}/warehouse`, { scheduledReloadHour: 24, dryRun: true });
       expect(res.statusCode).toBe(400);
       expect(res.json().errors.map((e: Body) => e['property'])).toEqual(['scheduledReloadHour']);
-      expect(storeSnapshot(c)).toBe(before);
+      expect(await storeSnapshot(c)).toBe(before);
     });
 
     it('dryRun must be a boolean; dryRun false writes', async () => {
@@ -105,24 +105,24 @@ describe('assignment sources', () => {
     it('renaming onto an existing name is a 409 and changes nothing', async () => {
       await ok(c, 'POST', LIST, SOURCE_BODY, 201);
       await ok(c, 'POST', LIST, { ...SOURCE_BODY, name: 'lake' }, 201);
-      const before = storeSnapshot(c);
+      const before = await storeSnapshot(c);
       const res = await c.call('PATCH', `${ITEM}/warehouse`, { name: 'lake' });
       expect(res.statusCode).toBe(409);
       expect(res.json().message).toBe('Assignment source lake already exists.');
-      expect(storeSnapshot(c)).toBe(before);
+      expect(await storeSnapshot(c)).toBe(before);
     });
 
     it('a source an experiment uses can be neither renamed (400) nor deleted (409)', async () => {
       await ok(c, 'POST', LIST, SOURCE_BODY, 201);
       await createExperiment(c, { name: 'exp', assignmentSourceName: 'warehouse' });
-      const before = storeSnapshot(c);
+      const before = await storeSnapshot(c);
       const rename = await c.call('PATCH', `${ITEM}/warehouse`, { name: 'lake' });
       expect(rename.statusCode).toBe(400);
       expect(rename.json().errors).toEqual([{ property: 'name', errorMessage: 'cannot change while experiment exp (assignmentSourceName) use the source' }]);
       const remove = await c.call('DELETE', `${ITEM}/warehouse`);
       expect(remove.statusCode).toBe(409);
       expect(remove.json().message).toBe('Assignment source warehouse is used by experiment exp (assignmentSourceName); remove those references first.');
-      expect(storeSnapshot(c)).toBe(before);
+      expect(await storeSnapshot(c)).toBe(before);
     });
   });
 });

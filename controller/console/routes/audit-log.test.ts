@@ -11,10 +11,10 @@ const T0 = 1_700_000_000_000;
 let time = T0;
 let c: TestConsole;
 let memberKey: string;
-beforeEach(() => {
+beforeEach(async () => {
   time = T0;
   c = createTestConsole({ clock: () => time });
-  memberKey = c.keyFor('dev@example.com', 'member');
+  memberKey = await c.keyFor('dev@example.com', 'member');
 });
 afterEach(() => c.close());
 
@@ -146,7 +146,7 @@ describe('audit log', () => {
 
   it('needs the read permission, like every console endpoint', async () => {
     expect((await c.call('GET', `${V1}/audit_logs`, undefined, 'console-wrong')).statusCode).toBe(401);
-    const reader = c.keyFor('reader@example.com', 'read_only');
+    const reader = await c.keyFor('reader@example.com', 'read_only');
     expect((await c.call('GET', `${V1}/audit_logs`, undefined, reader)).statusCode).toBe(200);
   });
 });

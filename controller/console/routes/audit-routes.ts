@@ -26,11 +26,11 @@ export function registerAuditRoutes(app: FastifyInstance, catalog: RouteCatalog,
         { name: 'actor', type: 'string', description: 'E-mail of the user who made the change.' },
       ],
     },
-    (request) => {
+    async (request) => {
       const query = queryOf(request);
       const paging = parsePaging(query);
       const str = (name: string): string | undefined => (typeof query[name] === 'string' && query[name] !== '' ? (query[name] as string) : undefined);
-      const page = store.audit.list({ kind: str('kind'), entityId: str('entityID'), actorEmail: str('actor'), offset: paging.offset, limit: paging.limit });
+      const page = await store.audit.list({ kind: str('kind'), entityId: str('entityID'), actorEmail: str('actor'), offset: paging.offset, limit: paging.limit });
       return { message: 'Audit log listed successfully.', data: page.items, pagination: pagination(path, query, paging, page.total) };
     },
   );

@@ -33,7 +33,7 @@ describe('routes without a body', () => {
       expect(other.statusCode, body).toBe(400);
       expect(other.json().errors, body).toEqual([{ property: '(body)', errorMessage: 'must be empty: this action takes no body' }]);
     }
-    const key = c.auth.listKeys()[0]!.id;
+    const key = (await c.auth.listKeys())[0]!.id;
     expect((await c.call('PATCH', `/console/v1/keys/${key}/rotate`, { description: 'x' })).statusCode).toBe(400);
     expect((await c.call('DELETE', '/console/v1/gates/checkout', { force: true })).statusCode).toBe(400);
     expect((await gate())['isEnabled']).toBe(true);
@@ -50,7 +50,7 @@ describe('routes without a body', () => {
 
 describe('a required body that is missing or null', () => {
   it('is a 400 naming (body), for settings, keys and entities alike, and writes nothing', async () => {
-    const key = c.auth.listKeys()[0]!.id;
+    const key = (await c.auth.listKeys())[0]!.id;
     const before = await auditCount();
     for (const [method, url] of [
       ['POST', '/console/v1/settings/precommit_webhook'],
@@ -95,7 +95,7 @@ describe('a valid write that changes nothing', () => {
     const version = (await gate())['version'];
     expect((await c.call('PATCH', '/console/v1/gates/checkout', {})).statusCode).toBe(200);
     expect((await gate())['version']).toBe(version);
-    const key = c.auth.listKeys()[0]!;
+    const key = (await c.auth.listKeys())[0]!;
     const patched = await c.call('PATCH', `/console/v1/keys/${key.id}`, {});
     expect(patched.statusCode).toBe(200);
     expect(patched.json().data).toMatchObject({ id: key.id, description: key.description, role: 'admin' });

@@ -34,7 +34,7 @@ async function pending(submitter = bob, approver = carol): Promise<string> {
 describe('deciding a validation', () => {
   it('is refused to a member key, even for its own change (403), and changes nothing', async () => {
     const id = await pending();
-    for (const key of [bob, carol, c.keyFor('dave@example.com', 'member')]) {
+    for (const key of [bob, carol, await c.keyFor('dave@example.com', 'member')]) {
       const res = await decide(id, key);
       expect(res.statusCode, res.body).toBe(403);
       expect(res.json()).toMatchObject({ status: 403, message: expect.stringContaining("lacks the 'validate_changes' permission") });
@@ -54,10 +54,10 @@ describe('deciding a validation', () => {
 
   it('is refused to a receiver-role user who submitted, approved or committed the review, naming why', async () => {
     // Each role of the review's lifecycle is played by a user whose role also holds the receiver's permissions.
-    const both = (email: string) => c.keyFor(email, 'full_reviewer');
+    const both = async (email: string) => await c.keyFor(email, 'full_reviewer');
     expect((await c.call('POST', '/console/v1/roles', { name: 'full_reviewer', permissions: ['read', 'write', 'submit_reviews', 'approve_reviews', 'commit_reviews', 'validate_changes'] })).statusCode).toBe(201);
-    const submitter = both('sam@example.com');
-    const approver = both('ann@example.com');
+    const submitter = await both('sam@example.com');
+    const approver = await both('ann@example.com');
     const id = await pending(submitter, approver);
     const bySubmitter = await decide(id, submitter, false);
     expect(bySubmitter.statusCode).toBe(403);
@@ -72,7 +72,7 @@ describe('deciding a validation', () => {
 
   it('is refused to the committer when another user submitted', async () => {
     expect((await c.call('POST', '/console/v1/roles', { name: 'committer_receiver', permissions: ['read', 'commit_reviews', 'validate_changes'] })).statusCode).toBe(201);
-    const committer = c.keyFor('cole@example.com', 'committer_receiver');
+    const committer = await c.keyFor('cole@example.com', 'committer_receiver');
     const submitted = await c.call('POST', '/console/v1/gates/checkout/reviews', { change: RULES }, bob);
     const id = submitted.json().data.reviewID as string;
     await c.call('PUT', `${item(id)}/approve`, undefined, carol);
@@ -104,7 +104,8 @@ describe('built-in roles of a database from before webhook_receiver', () => {
       old.close();
       const current = createTestConsole({ db });
       try {
-        const roles = Object.fromEntries(current.store.roles.list().map((r) => [r.name, r.permissions]));
+        await current.app.ready();
+        const roles = Object.fromEntries((await current.store.roles.list()).map((r) => [r.name, r.permissions]));
         expect(roles['member']).toEqual(['read', 'write', 'submit_reviews', 'approve_reviews', 'commit_reviews']);
         expect(roles['admin']).toEqual([...PERMISSIONS]);
         expect(roles['ci_receiver']).toEqual(['read', 'validate_changes']);

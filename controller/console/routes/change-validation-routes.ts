@@ -14,8 +14,8 @@ export function registerChangeValidationRoutes(app: FastifyInstance, catalog: Ro
     app,
     catalog,
     { method: 'POST', url: '/console/v1/change_validation', summary: 'Approve or reject a change pending validation, or only replace its message', tag, permission: 'validate_changes', body: ChangeValidationSchema, response: ValidationOutcomeSchema },
-    (request, actor) => {
-      const { review, changed } = reviews.validate(request.body, actor);
+    async (request, actor) => {
+      const { review, changed } = await reviews.validate(request.body, actor);
       const message = !changed ? 'Validation status unchanged (already decided).' : review.validation?.validated === null ? 'Validation message updated successfully' : 'Validation status updated successfully';
       return { message, data: review };
     },
@@ -24,10 +24,10 @@ export function registerChangeValidationRoutes(app: FastifyInstance, catalog: Ro
     app,
     catalog,
     { method: 'PATCH', url: '/console/v1/change_validation/message', summary: 'Replace the review-specific message of a change pending validation', tag, permission: 'validate_changes', body: ChangeValidationMessageSchema, response: ValidationOutcomeSchema },
-    (request, actor) => {
+    async (request, actor) => {
       const parsed = parseWith(ChangeValidationMessageSchema, request.body ?? {});
       if (!parsed.ok) throw new InputError('Invalid change validation message.', parsed.errors);
-      return { message: 'Validation message updated successfully', data: reviews.validate(parsed.value, actor).review };
+      return { message: 'Validation message updated successfully', data: (await reviews.validate(parsed.value, actor)).review };
     },
   );
 }

@@ -93,21 +93,21 @@ describe('error bodies', () => {
 
   it('409 for a duplicate id, changing nothing', async () => {
     await createGate({ name: 'checkout', description: 'first' });
-    const before = snapshot(c);
+    const before = await snapshot(c);
     const res = await c.call('POST', '/console/v1/gates', { name: 'checkout', description: 'second' });
     expect(res.statusCode).toBe(409);
     expect(res.json()).toEqual({ status: 409, message: expect.stringContaining('checkout') });
-    expect(snapshot(c)).toBe(before);
+    expect(await snapshot(c)).toBe(before);
   });
 });
 
 describe('request bodies', () => {
   it('malformed JSON → 400 naming the body, never a 500, nothing stored', async () => {
-    const before = snapshot(c);
+    const before = await snapshot(c);
     const res = await c.call('POST', '/console/v1/gates', '{"name": "checkout",');
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ status: 400, errors: [{ property: '(body)' }] });
-    expect(snapshot(c)).toBe(before);
+    expect(await snapshot(c)).toBe(before);
   });
 
   it.each([
@@ -128,11 +128,11 @@ describe('request bodies', () => {
   });
 
   it('a body over the limit → 413, nothing stored', async () => {
-    const before = snapshot(c);
+    const before = await snapshot(c);
     const res = await c.call('POST', '/console/v1/gates', { name: 'big', description: 'x'.repeat(1024 * 1024 + 1) });
     expect(res.statusCode).toBe(413);
     expect(res.json()).toEqual({ status: 413, message: expect.any(String), errors: [{ property: '(body)', errorMessage: 'is larger than the accepted size' }] });
-    expect(snapshot(c)).toBe(before);
+    expect(await snapshot(c)).toBe(before);
   });
 
   it('honours a configured body limit', async () => {
@@ -146,11 +146,11 @@ describe('request bodies', () => {
   });
 
   it.each(['text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=x'])('content type %s → 415, nothing stored', async (type) => {
-    const before = snapshot(c);
+    const before = await snapshot(c);
     const res = await c.call('POST', '/console/v1/gates', '{"name":"checkout"}', undefined, { 'content-type': type });
     expect(res.statusCode).toBe(415);
     expect(res.json()).toEqual({ status: 415, message: expect.any(String), errors: [{ property: 'content-type', errorMessage: 'must be application/json' }] });
-    expect(snapshot(c)).toBe(before);
+    expect(await snapshot(c)).toBe(before);
   });
 
   it('accepts application/json with a charset', async () => {
@@ -227,11 +227,11 @@ describe('optimistic concurrency (If-Match)', () => {
   ] as const)('a stale version on %s %s → 409 with the current version, nothing changed', async (method, url, body) => {
     await createGate();
     await c.call('PATCH', '/console/v1/gates/checkout', { description: 'v2' });
-    const before = snapshot(c);
+    const before = await snapshot(c);
     const res = await c.call(method, url, body, undefined, { 'if-match': '"1"' });
     expect(res.statusCode).toBe(409);
     expect(res.json().message).toMatch(/version 2/);
-    expect(snapshot(c)).toBe(before);
+    expect(await snapshot(c)).toBe(before);
   });
 
   it('a malformed If-Match → 400 naming the header', async () => {
@@ -245,9 +245,9 @@ describe('optimistic concurrency (If-Match)', () => {
 describe('writes are transactions', () => {
   it('a create writes the entity, version 1 and one audit row with the actor and key', async () => {
     await createGate();
-    expect(c.store.entities.get('gate', 'checkout')?.version).toBe(1);
-    expect(c.store.entities.versions('gate', 'checkout', 0, 10).items.map((v) => v.version)).toEqual([1]);
-    const audit = c.store.audit.list({ offset: 0, limit: 10 });
+    expect((await c.store.entities.get('gate', 'checkout'))?.version).toBe(1);
+    expect((await c.store.entities.versions('gate', 'checkout', 0, 10)).items.map((v) => v.version)).toEqual([1]);
+    const audit = (await c.store.audit.list({ offset: 0, limit: 10 }));
     expect(audit.items).toEqual([expect.objectContaining({ action: 'create', kind: 'gate', entityId: 'checkout', version: 1, actorEmail: 'admin@localhost', actorKeyId: expect.stringMatching(/^key_/) })]);
   });
 
@@ -258,21 +258,29 @@ describe('writes are transactions', () => {
     expect(same.statusCode).toBe(200);
     expect(same.json().data.version).toBe(2);
     expect(same.json().message).toMatch(/unchanged/i);
-    expect(c.store.entities.versions('gate', 'checkout', 0, 10).total).toBe(2);
-    expect(c.store.audit.list({ offset: 0, limit: 10 }).total).toBe(2);
+    expect((await c.store.entities.versions('gate', 'checkout', 0, 10)).total).toBe(2);
+    expect((await c.store.audit.list({ offset: 0, limit: 10 })).total).toBe(2);
   });
 
   it('a store failure in the middle of a write leaves nothing behind', async () => {
     await createGate();
-    const before = snapshot(c);
-    const append = c.store.audit.append.bind(c.store.audit);
-    c.store.audit.append = () => {
-      throw new Error('disk full');
-    };
+    const before = await snapshot(c);
+    // The audit row is the last write of the transaction: fail it after the entity was written.
+    const transaction = c.store.transaction.bind(c.store);
+    c.store.transaction = (fn) =>
+      transaction((tx) =>
+        fn({
+          ...tx,
+          audit: {
+            ...tx.audit,
+            append: () => Promise.reject(new Error('disk full')),
+          },
+        }),
+      );
     const res = await c.call('PATCH', '/console/v1/gates/checkout', { description: 'lost' });
-    c.store.audit.append = append;
+    c.store.transaction = transaction;
     expect(res.statusCode).toBe(500);
-    expect(snapshot(c)).toBe(before);
+    expect(await snapshot(c)).toBe(before);
     expect((await c.call('GET', '/console/v1/gates/checkout')).json().data.description).toBe('');
   });
 });

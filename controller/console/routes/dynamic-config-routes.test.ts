@@ -93,11 +93,11 @@ describe('dynamic configs', () => {
     });
 
     it('an unparsable defaultValueJson5 alone is a 400 naming it, nothing stored', async () => {
-      const before = storeSnapshot(c);
+      const before = await storeSnapshot(c);
       const res = await c.call('POST', BASE, { name: 'broken', defaultValueJson5: '{size: ' });
       expect(res.statusCode).toBe(400);
       expect(errorsOf(res)).toEqual([{ property: 'defaultValueJson5', errorMessage: expect.stringMatching(/JSON5/) }]);
-      expect(storeSnapshot(c)).toBe(before);
+      expect(await storeSnapshot(c)).toBe(before);
     });
 
     it('a patch with only defaultValueJson5 replaces the value (the stored twin is derived again)', async () => {
@@ -138,11 +138,11 @@ describe('dynamic configs', () => {
   describe('JSON Schema (2020-12) of return values', () => {
     it('checks the stored values against a schema a patch introduces, naming the rule', async () => {
       await create({ id: 'cfg', name: 'config', defaultValue: { size: 1 }, rules: [{ name: 'big ones', passPercentage: 10, conditions: [], returnValue: { size: 'huge' } }] });
-      const before = storeSnapshot(c);
+      const before = await storeSnapshot(c);
       const res = await c.call('PATCH', `${BASE}/cfg`, { schema: SCHEMA });
       expect(res.statusCode).toBe(400);
       expect(errorsOf(res)).toEqual([{ property: 'rules[0].returnValue', errorMessage: expect.stringContaining("rule 'big ones'") }]);
-      expect(storeSnapshot(c)).toBe(before);
+      expect(await storeSnapshot(c)).toBe(before);
     });
 
     it('uses 2020-12 keywords (prefixItems, $defs)', async () => {
@@ -170,12 +170,12 @@ describe('dynamic configs', () => {
 
   describe('dry run (?dryRun=true)', () => {
     it('create: returns the would-be entity and persists nothing', async () => {
-      const before = storeSnapshot(c);
+      const before = await storeSnapshot(c);
       const res = await c.call('POST', `${BASE}?dryRun=true`, { name: 'dry config', defaultValue: { size: 1 }, schema: SCHEMA });
       expect(res.statusCode).toBe(200);
       expect(res.json().message).toMatch(/dry run/i);
       expect(res.json().data).toMatchObject({ id: 'dry_config', version: 1, defaultValue: { size: 1 } });
-      expect(storeSnapshot(c)).toBe(before);
+      expect(await storeSnapshot(c)).toBe(before);
       expect((await c.call('GET', `${BASE}/dry_config`)).statusCode).toBe(404);
     });
 
@@ -184,11 +184,11 @@ describe('dynamic configs', () => {
       ['partial update', 'PATCH', { description: 'dry' }],
     ] as const)('%s: returns the would-be entity with the next version and persists nothing', async (_name, method, body) => {
       await create({ id: 'cfg', name: 'config' });
-      const before = storeSnapshot(c);
+      const before = await storeSnapshot(c);
       const res = await c.call(method, `${BASE}/cfg?dryRun=true`, body);
       expect(res.statusCode).toBe(200);
       expect(res.json().data).toMatchObject({ id: 'cfg', description: 'dry', version: 2 });
-      expect(storeSnapshot(c)).toBe(before);
+      expect(await storeSnapshot(c)).toBe(before);
       expect((await read('cfg'))['description']).toBe('');
     });
 
@@ -200,11 +200,11 @@ describe('dynamic configs', () => {
 
     it('dryRun=false writes; a dryRun that is not a boolean is a 400', async () => {
       expect((await c.call('POST', `${BASE}?dryRun=false`, { name: 'real config' })).statusCode).toBe(201);
-      const before = storeSnapshot(c);
+      const before = await storeSnapshot(c);
       const res = await c.call('POST', `${BASE}?dryRun=maybe`, { name: 'other config' });
       expect(res.statusCode).toBe(400);
       expect(errorsOf(res).map((e) => e.property)).toEqual(['dryRun']);
-      expect(storeSnapshot(c)).toBe(before);
+      expect(await storeSnapshot(c)).toBe(before);
     });
   });
 

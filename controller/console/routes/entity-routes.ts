@@ -39,33 +39,33 @@ export function registerEntityRoutes(app: FastifyInstance, catalog: RouteCatalog
   };
   const id = (request: Parameters<typeof stringParam>[0]) => stringParam(request, def.idField);
 
-  defineRoute(app, catalog, { method: 'GET', url: base, summary: `List ${name}s`, tag: def.tag, permission: 'read', list: true, response: def.schemas.response, query: [...PAGING, ...filterQuery] }, (request) => {
+  defineRoute(app, catalog, { method: 'GET', url: base, summary: `List ${name}s`, tag: def.tag, permission: 'read', list: true, response: def.schemas.response, query: [...PAGING, ...filterQuery] }, async (request) => {
     const query = queryOf(request);
     const paging = parsePaging(query);
     const filters = Object.fromEntries(Object.entries(query).filter(([k, v]) => k !== 'page' && k !== 'limit' && typeof v === 'string')) as Record<string, string>;
-    const page = service.list(paging.offset, paging.limit, filters);
+    const page = await service.list(paging.offset, paging.limit, filters);
     return { message: `${def.label}s listed successfully.`, data: page.items, pagination: pagination(base, query, paging, page.total) };
   });
 
-  defineRoute(app, catalog, { method: 'POST', url: base, summary: `Create a ${name}`, tag: def.tag, permission: 'write', body: def.schemas.create, response: def.schemas.response, successStatus: 201, query: dryRunQuery }, (request, actor) => {
+  defineRoute(app, catalog, { method: 'POST', url: base, summary: `Create a ${name}`, tag: def.tag, permission: 'write', body: def.schemas.create, response: def.schemas.response, successStatus: 201, query: dryRunQuery }, async (request, actor) => {
     const { body, dryRun } = options(request, request.body);
-    const result = service.execute({ type: 'create', body }, actor, { dryRun });
+    const result = await service.execute({ type: 'create', body }, actor, { dryRun });
     return dryRun
       ? { status: 200, message: `${def.label} is valid (dry run, nothing persisted).`, data: result.entity }
       : { message: `${def.label} created successfully.`, data: result.entity };
   });
 
-  defineRoute(app, catalog, { method: 'GET', url: item, summary: `Read a ${name}`, tag: def.tag, permission: 'read', response: def.schemas.response }, (request) => ({
+  defineRoute(app, catalog, { method: 'GET', url: item, summary: `Read a ${name}`, tag: def.tag, permission: 'read', response: def.schemas.response }, async (request) => ({
     message: `${def.label} read successfully.`,
-    data: service.get(id(request)),
+    data: await service.get(id(request)),
   }));
 
   const writeRoute = (type: 'update' | 'patch', method: 'POST' | 'PATCH', schema: typeof def.schemas.update) => {
     if (!schema) return;
     const summary = type === 'update' ? `Fully update a ${name}` : `Partially update a ${name}`;
-    defineRoute(app, catalog, { method, url: item, summary, tag: def.tag, permission: 'write', body: schema, response: def.schemas.response, query: dryRunQuery, headers: IF_MATCH }, (request, actor) => {
+    defineRoute(app, catalog, { method, url: item, summary, tag: def.tag, permission: 'write', body: schema, response: def.schemas.response, query: dryRunQuery, headers: IF_MATCH }, async (request, actor) => {
       const { body, dryRun, expectedVersion } = options(request, request.body);
-      const result = service.execute({ type, id: id(request), body }, actor, { dryRun, expectedVersion });
+      const result = await service.execute({ type, id: id(request), body }, actor, { dryRun, expectedVersion });
       const message = dryRun ? `${def.label} is valid (dry run, nothing persisted).` : result.changed ? `${def.label} updated successfully.` : `${def.label} unchanged.`;
       return { message, data: result.entity };
     });
@@ -74,8 +74,8 @@ export function registerEntityRoutes(app: FastifyInstance, catalog: RouteCatalog
   writeRoute('patch', 'PATCH', def.schemas.patch);
 
   if (def.deletable) {
-    defineRoute(app, catalog, { method: 'DELETE', url: item, summary: `Delete a ${name}`, tag: def.tag, permission: 'write', headers: IF_MATCH }, (request, actor) => {
-      service.execute({ type: 'delete', id: id(request) }, actor, { expectedVersion: parseIfMatch(request.headers['if-match']) });
+    defineRoute(app, catalog, { method: 'DELETE', url: item, summary: `Delete a ${name}`, tag: def.tag, permission: 'write', headers: IF_MATCH }, async (request, actor) => {
+      await service.execute({ type: 'delete', id: id(request) }, actor, { expectedVersion: parseIfMatch(request.headers['if-match']) });
       return { message: `${def.label} deleted successfully.` };
     });
   }
@@ -85,18 +85,18 @@ export function registerEntityRoutes(app: FastifyInstance, catalog: RouteCatalog
       app,
       catalog,
       { method: spec.method ?? 'PUT', url: `${item}/${action}`, summary: `${action.replace(/_/g, ' ')} a ${name}`, tag: def.tag, permission: 'write', body: spec.body, bodyOptional: spec.body === undefined || spec.bodyOptional === true, response: def.schemas.response, headers: IF_MATCH },
-      (request, actor) => {
-        const result = service.execute({ type: 'action', id: id(request), action, body: request.body }, actor, { expectedVersion: parseIfMatch(request.headers['if-match']) });
+      async (request, actor) => {
+        const result = await service.execute({ type: 'action', id: id(request), action, body: request.body }, actor, { expectedVersion: parseIfMatch(request.headers['if-match']) });
         return { message: result.changed ? `${def.label} ${spec.done} successfully.` : `${def.label} was already ${spec.done}.`, data: result.entity };
       },
     );
   }
 
-  defineRoute(app, catalog, { method: 'GET', url: `${item}/versions`, summary: `List versions of a ${name}, newest first`, tag: def.tag, permission: 'read', list: true, response: def.schemas.response, query: PAGING }, (request) => {
+  defineRoute(app, catalog, { method: 'GET', url: `${item}/versions`, summary: `List versions of a ${name}, newest first`, tag: def.tag, permission: 'read', list: true, response: def.schemas.response, query: PAGING }, async (request) => {
     const query = queryOf(request);
     const paging = parsePaging(query);
     const entityId = id(request);
-    const page = service.versions(entityId, paging.offset, paging.limit);
+    const page = await service.versions(entityId, paging.offset, paging.limit);
     const path = `/console/v1/${def.itemPath ?? def.path}/${encodeURIComponent(entityId)}/versions`;
     return { message: `${def.label} versions listed successfully.`, data: page.items, pagination: pagination(path, query, paging, page.total) };
   });

@@ -71,11 +71,11 @@ describe('experiment lifecycle: setup → active → decision_made | abandoned',
     ['abandon', 'abandoned', undefined],
   ] as const)('%s on a %s experiment is a 409 and changes nothing', async (action, status, body) => {
     await experimentIn(status);
-    const before = storeSnapshot(env.c);
+    const before = await storeSnapshot(env.c);
     const res = await put('exp', action, body);
     expect(res.statusCode, res.body).toBe(409);
     expect(res.json()).toEqual({ status: 409, message: expect.stringMatching(new RegExp(`^Experiment exp is ${status}; only an experiment that is .+ can `)) });
-    expect(storeSnapshot(env.c)).toBe(before);
+    expect(await storeSnapshot(env.c)).toBe(before);
   });
 
   it.each([
@@ -87,11 +87,11 @@ describe('experiment lifecycle: setup → active → decision_made | abandoned',
     ['a non-string id', { id: 5 }, 'id'],
   ])('make_decision with %s is a 400 naming %s, changing nothing', async (_label, body, property) => {
     await experimentIn('active');
-    const before = storeSnapshot(env.c);
+    const before = await storeSnapshot(env.c);
     const res = await put('exp', 'make_decision', body);
     expect(res.statusCode, res.body).toBe(400);
     expect(res.json().errors.map((e: Body) => e['property'])).toEqual([property]);
-    expect(storeSnapshot(env.c)).toBe(before);
+    expect(await storeSnapshot(env.c)).toBe(before);
   });
 
   it('a disabled group cannot ship', async () => {
@@ -126,11 +126,11 @@ describe('what may change once an experiment has started', () => {
 
   it.each(lockedWhileActive)('an active experiment keeps its %s: 400, nothing changes', async (_label, patch, property) => {
     await experimentIn('active');
-    const before = storeSnapshot(env.c);
+    const before = await storeSnapshot(env.c);
     const res = await env.c.call('PATCH', `${BASE}/exp`, patch);
     expect(res.statusCode, res.body).toBe(400);
     expect(res.json().errors).toEqual(property.split(',').map((p) => ({ property: p, errorMessage: expect.stringMatching(/once the experiment is active/) })));
-    expect(storeSnapshot(env.c)).toBe(before);
+    expect(await storeSnapshot(env.c)).toBe(before);
   });
 
   const writableWhileActive: [string, Body][] = [
@@ -156,11 +156,11 @@ describe('what may change once an experiment has started', () => {
     ['abandoned', 'idType', { idType: 'stableID' }],
   ] as const)('a %s experiment keeps its %s', async (status, property, patch) => {
     await experimentIn(status);
-    const before = storeSnapshot(env.c);
+    const before = await storeSnapshot(env.c);
     const res = await env.c.call('PATCH', `${BASE}/exp`, patch);
     expect(res.statusCode, res.body).toBe(400);
     expect(res.json().errors).toEqual([{ property, errorMessage: `cannot change once the experiment is ${status}` }]);
-    expect(storeSnapshot(env.c)).toBe(before);
+    expect(await storeSnapshot(env.c)).toBe(before);
   });
 
   it.each(['decision_made', 'abandoned'] as const)('a %s experiment may still change its metadata and metrics', async (status) => {

@@ -124,10 +124,10 @@ describe('experiments: create, read, list', () => {
 
   it('a duplicate id is a 409 and changes nothing', async () => {
     await createExperiment(env.c, { name: 'one' });
-    const before = storeSnapshot(env.c);
+    const before = await storeSnapshot(env.c);
     const res = await env.c.call('POST', BASE, { name: 'One', id: 'one' });
     expect(res.statusCode).toBe(409);
-    expect(storeSnapshot(env.c)).toBe(before);
+    expect(await storeSnapshot(env.c)).toBe(before);
   });
 });
 

@@ -5,7 +5,7 @@ let c: TestConsole;
 let member: string;
 beforeEach(async () => {
   c = createTestConsole();
-  member = c.keyFor('dev@example.com', 'member');
+  member = await c.keyFor('dev@example.com', 'member');
   const res = await c.call('POST', '/console/v1/gates', { name: 'guarded', reviewSettings: { requiredReview: true, allowedReviewers: [] } }, member);
   expect(res.statusCode).toBe(201);
 });
@@ -33,7 +33,7 @@ describe("a gate's own reviewSettings.requiredReview", () => {
     const submitted = await c.call('POST', '/console/v1/gates/guarded/reviews', { description: 'reviewed', change: { description: 'reviewed change' } }, member);
     expect(submitted.statusCode).toBe(201);
     const id = submitted.json().data.reviewID as string;
-    expect((await c.call('PUT', `/console/v1/gates/guarded/reviews/${id}/approve`, undefined, c.keyFor('lead@example.com', 'member'))).statusCode).toBe(200);
+    expect((await c.call('PUT', `/console/v1/gates/guarded/reviews/${id}/approve`, undefined, await c.keyFor('lead@example.com', 'member'))).statusCode).toBe(200);
     const committed = await c.call('PUT', `/console/v1/gates/guarded/reviews/${id}/commit`, undefined, member);
     expect(committed.json().data.status).toBe('committed');
     expect((await c.call('GET', '/console/v1/gates/guarded')).json().data.description).toBe('reviewed change');

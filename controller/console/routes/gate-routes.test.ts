@@ -90,16 +90,16 @@ describe('gates', () => {
     ['ab ', 'ab'],
     ['  a', 'a'],
   ])('a name whose derived id is invalid (%j → %j) is a 400 naming id, nothing stored', async (name, derived) => {
-    const before = storeSnapshot(c);
+    const before = await storeSnapshot(c);
     const res = await c.call('POST', '/console/v1/gates', { name });
     expect(res.statusCode).toBe(400);
     expect(res.json().errors).toEqual([{ property: 'id', errorMessage: expect.stringContaining(`'${derived}'`) }]);
-    expect(storeSnapshot(c)).toBe(before);
+    expect(await storeSnapshot(c)).toBe(before);
     expect((await c.call('POST', '/console/v1/gates', { name, id: 'explicit_id' })).statusCode).toBe(201);
   });
 
   it('records the calling user as creator and modifier', async () => {
-    const member = c.keyFor('dev@example.com', 'member');
+    const member = await c.keyFor('dev@example.com', 'member');
     const created = (await c.call('POST', '/console/v1/gates', { name: 'checkout' }, member)).json().data;
     expect(created).toMatchObject({ creatorID: 'dev@example.com', creatorEmail: 'dev@example.com', creatorName: 'dev@example.com', lastModifierEmail: 'dev@example.com' });
     const patched = (await c.call('PATCH', '/console/v1/gates/checkout', { description: 'by admin' })).json().data;
@@ -201,11 +201,11 @@ describe('gates', () => {
     });
 
     it('404 for a gate that does not exist, nothing stored', async () => {
-      const before = storeSnapshot(c);
+      const before = await storeSnapshot(c);
       const res = await c.call('POST', '/console/v1/gates/nope', { isEnabled: true, description: '', rules: [] });
       expect(res.statusCode).toBe(404);
       expect(res.json()).toEqual({ status: 404, message: 'Gate not found.' });
-      expect(storeSnapshot(c)).toBe(before);
+      expect(await storeSnapshot(c)).toBe(before);
     });
   });
 
@@ -268,7 +268,7 @@ describe('gates', () => {
       const res = await c.call('PATCH', '/console/v1/gates/checkout', {});
       expect(res.statusCode).toBe(200);
       expect(res.json().data.version).toBe(1);
-      expect(c.store.entities.versions('gate', 'checkout', 0, 10).total).toBe(1);
+      expect((await c.store.entities.versions('gate', 'checkout', 0, 10)).total).toBe(1);
     });
 
     it('404 for a gate that does not exist', async () => {
@@ -285,7 +285,7 @@ describe('gates', () => {
       expect((await c.call('DELETE', '/console/v1/gates/checkout')).statusCode).toBe(200);
       expect((await c.call('GET', '/console/v1/gates/checkout')).statusCode).toBe(404);
       expect((await c.call('GET', '/console/v1/gates/checkout/versions')).statusCode).toBe(404);
-      expect(c.store.audit.list({ kind: 'gate', entityId: 'checkout', offset: 0, limit: 10 }).items.map((e) => e.action)).toEqual(['delete', 'patch', 'create']);
+      expect((await c.store.audit.list({ kind: 'gate', entityId: 'checkout', offset: 0, limit: 10 })).items.map((e) => e.action)).toEqual(['delete', 'patch', 'create']);
       expect((await c.call('DELETE', '/console/v1/gates/checkout')).statusCode).toBe(404);
     });
   });
@@ -307,7 +307,7 @@ describe('gates', () => {
       const res = await put('enable');
       expect(res).toMatchObject({ status: 200, gate: { isEnabled: true, version: 1 } });
       expect(res.message).toMatch(/already/);
-      expect(c.store.audit.list({ offset: 0, limit: 10 }).total).toBe(1);
+      expect((await c.store.audit.list({ offset: 0, limit: 10 })).total).toBe(1);
     });
 
     it('launch sets status Launched and enables the gate', async () => {
@@ -321,9 +321,9 @@ describe('gates', () => {
       expect(await put('archive')).toMatchObject({ status: 200, gate: { status: 'Archived' } });
       expect((await read('checkout'))['statusBeforeArchive']).toBeUndefined();
       for (const action of ['enable', 'disable', 'launch']) {
-        const before = storeSnapshot(c);
+        const before = await storeSnapshot(c);
         expect((await put(action)).status, action).toBe(409);
-        expect(storeSnapshot(c)).toBe(before);
+        expect(await storeSnapshot(c)).toBe(before);
       }
       expect(await put('unarchive')).toMatchObject({ status: 200, gate: { status: 'Launched' } });
     });
@@ -343,7 +343,7 @@ describe('gates', () => {
     it('writes one audit row per action, named after it', async () => {
       await create({ name: 'checkout' });
       for (const action of ['disable', 'enable', 'launch', 'archive', 'unarchive']) await put(action);
-      const actions = c.store.audit.list({ kind: 'gate', offset: 0, limit: 10 }).items.map((e) => e.action);
+      const actions = (await c.store.audit.list({ kind: 'gate', offset: 0, limit: 10 })).items.map((e) => e.action);
       expect(actions).toEqual(['unarchive', 'archive', 'launch', 'enable', 'disable', 'create']);
     });
   });

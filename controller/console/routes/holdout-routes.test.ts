@@ -91,11 +91,11 @@ describe('holdouts', () => {
     ['experiment', 'experiments/exp_one', { experimentIDs: ['exp_one'] }, 'holdout hold (experimentIDs)'],
   ])('a %s a holdout names cannot be deleted (409, nothing changes)', async (_label, path, body, referrer) => {
     await ok(c, 'POST', BASE, { name: 'hold', ...body }, 201);
-    const before = storeSnapshot(c);
+    const before = await storeSnapshot(c);
     const res = await c.call('DELETE', `/console/v1/${path}`);
     expect(res.statusCode).toBe(409);
     expect(res.json().message).toContain(`is used by ${referrer}; remove those references first.`);
-    expect(storeSnapshot(c)).toBe(before);
+    expect(await storeSnapshot(c)).toBe(before);
   });
 
   it('a gate an experiment targets cannot be deleted', async () => {

@@ -58,11 +58,11 @@ const send = (method: string, url: string, body: unknown, key?: string) =>
 
 describe('authentication (401)', () => {
   it.each([...READS, ...WRITES, ...ADMIN_ONLY])('$method $url without SERVICE-API-KEY → 401, nothing changed', async ({ method, url, body }) => {
-    const before = storeSnapshot(c);
+    const before = await storeSnapshot(c);
     const res = await send(method, url, body);
     expect(res.statusCode).toBe(401);
     expect(res.json()).toEqual({ status: 401, message: expect.stringMatching(/SERVICE-API-KEY/) });
-    expect(storeSnapshot(c)).toBe(before);
+    expect(await storeSnapshot(c)).toBe(before);
   });
 
   it.each([
@@ -123,13 +123,13 @@ describe('authentication (401)', () => {
 
 describe('authorization (403)', () => {
   describe.each([
-    ['role read_only', () => c.keyFor('viewer@example.com', 'read_only')],
-    ['scope omni_read_only on an admin', () => c.keyFor('boss@example.com', 'admin', ['omni_read_only'])],
-    ['scope omni_read_only on a member', () => c.keyFor('dev@example.com', 'member', ['omni_read_only'])],
+    ['role read_only', async () => await c.keyFor('viewer@example.com', 'read_only')],
+    ['scope omni_read_only on an admin', async () => await c.keyFor('boss@example.com', 'admin', ['omni_read_only'])],
+    ['scope omni_read_only on a member', async () => await c.keyFor('dev@example.com', 'member', ['omni_read_only'])],
   ])('a read-only key (%s)', (_what, makeKey) => {
     let key: string;
-    beforeEach(() => {
-      key = makeKey();
+    beforeEach(async () => {
+      key = await makeKey();
     });
 
     it.each(READS)('may read: $method $url → 200', async ({ method, url, body }) => {
@@ -137,18 +137,18 @@ describe('authorization (403)', () => {
     });
 
     it.each([...WRITES, ...ADMIN_ONLY])('may not write: $method $url → 403, nothing changed', async ({ method, url, body }) => {
-      const before = storeSnapshot(c);
+      const before = await storeSnapshot(c);
       const res = await send(method, url, body, key);
       expect(res.statusCode).toBe(403);
       expect(res.json()).toEqual({ status: 403, message: expect.stringMatching(/lacks the '\w+' permission/) });
-      expect(storeSnapshot(c)).toBe(before);
+      expect(await storeSnapshot(c)).toBe(before);
     });
   });
 
   describe('a member', () => {
     let key: string;
-    beforeEach(() => {
-      key = c.keyFor('dev@example.com', 'member');
+    beforeEach(async () => {
+      key = await c.keyFor('dev@example.com', 'member');
     });
 
     it.each(WRITES)('may write entities: $method $url', async ({ method, url, body }) => {
@@ -161,7 +161,7 @@ describe('authorization (403)', () => {
     });
 
     it('may not rotate, deactivate or delete even its own key', async () => {
-      const [own] = c.auth.listKeys().filter((k) => k.userEmail === 'dev@example.com');
+      const [own] = (await c.auth.listKeys()).filter((k) => k.userEmail === 'dev@example.com');
       for (const [method, suffix] of [['PATCH', '/rotate'], ['PATCH', '/deactivate'], ['DELETE', ''], ['GET', '']] as const) {
         expect((await c.call(method, `/console/v1/keys/${own?.id}${suffix}`, undefined, key)).statusCode).toBe(403);
       }
@@ -187,8 +187,8 @@ describe('/keys (admin)', () => {
 
   it('stores the key hashed', async () => {
     const created = (await c.call('POST', '/console/v1/keys', { description: 'x', userEmail: 'bot@example.com', role: 'member' })).json().data;
-    expect(c.store.auth.getKey(created.id)?.hash).toBe(hashKey(created.key));
-    expect(JSON.stringify(c.store.auth.listKeys())).not.toContain(created.key);
+    expect((await c.store.auth.getKey(created.id))?.hash).toBe(hashKey(created.key));
+    expect(JSON.stringify((await c.store.auth.listKeys()))).not.toContain(created.key);
   });
 
   it.each([
@@ -199,11 +199,11 @@ describe('/keys (admin)', () => {
     ['no description', { userEmail: 'a@example.com', role: 'member' }, 'description'],
     ['an unknown field', { description: 'x', userEmail: 'a@example.com', role: 'member', secret: 'mine' }, 'secret'],
   ])('POST /keys with %s → 400 naming %s, nothing stored', async (_what, body, property) => {
-    const keys = c.store.auth.countKeys();
+    const keys = (await c.store.auth.countKeys());
     const res = await c.call('POST', '/console/v1/keys', body);
     expect(res.statusCode).toBe(400);
     expect(res.json().errors.map((e: { property: string }) => e.property)).toEqual([property]);
-    expect(c.store.auth.countKeys()).toBe(keys);
+    expect((await c.store.auth.countKeys())).toBe(keys);
   });
 
   it('a second key for a user with another role → 409', async () => {
@@ -251,7 +251,7 @@ describe('/roles (admin)', () => {
     const res = await c.call('POST', '/console/v1/roles', { name: 'release_manager', permissions: ['read', 'write', 'write'] });
     expect(res.statusCode).toBe(201);
     expect(res.json().data).toEqual({ name: 'release_manager', permissions: ['read', 'write'], builtin: false });
-    const key = c.keyFor('rm@example.com', 'release_manager');
+    const key = await c.keyFor('rm@example.com', 'release_manager');
     expect((await c.call('PUT', '/console/v1/gates/checkout/launch', undefined, key)).statusCode).toBe(200);
     expect((await c.call('GET', '/console/v1/keys', undefined, key)).statusCode).toBe(403);
   });
@@ -264,7 +264,7 @@ describe('/roles (admin)', () => {
     const res = await c.call('POST', '/console/v1/roles', body);
     expect(res.statusCode).toBe(400);
     expect(res.json().errors.map((e: { property: string }) => e.property)).toEqual([property]);
-    expect(c.store.roles.get('custom')).toBeUndefined();
+    expect((await c.store.roles.get('custom'))).toBeUndefined();
   });
 
   it('POST /roles for an existing name → 409', async () => {
@@ -272,7 +272,7 @@ describe('/roles (admin)', () => {
   });
 
   it("PATCH /roles/{name} replaces the permissions and takes effect on the next request", async () => {
-    const member = c.keyFor('dev@example.com', 'member');
+    const member = await c.keyFor('dev@example.com', 'member');
     expect((await c.call('PATCH', '/console/v1/gates/checkout', { description: 'a' }, member)).statusCode).toBe(200);
     const res = await c.call('PATCH', '/console/v1/roles/member', { permissions: ['read'] });
     expect(res.json().data).toEqual({ name: 'member', permissions: ['read'], builtin: true });

@@ -18,49 +18,49 @@ function parseBody<T>(schema: Parameters<typeof parseWith<T>>[0], body: unknown)
 /** Keys and roles: admin only (manage_keys, manage_roles). */
 export function registerKeyRoutes(app: FastifyInstance, catalog: RouteCatalog, auth: AuthService, store: Store): void {
   const tag = 'Keys and roles';
-  defineRoute(app, catalog, { method: 'GET', url: '/console/v1/whoami', summary: 'The user, role and permissions of the calling key', tag, permission: 'read', response: WhoAmISchema }, (_request, actor) => ({
+  defineRoute(app, catalog, { method: 'GET', url: '/console/v1/whoami', summary: 'The user, role and permissions of the calling key', tag, permission: 'read', response: WhoAmISchema }, async (_request, actor) => ({
     message: 'Caller identified.',
     data: { userEmail: actor.userEmail, keyID: actor.keyId, role: actor.role, permissions: [...actor.permissions].sort() },
   }));
-  defineRoute(app, catalog, { method: 'GET', url: '/console/v1/keys', summary: 'List console keys', tag, permission: 'manage_keys', response: KeySchema }, () => ({
+  defineRoute(app, catalog, { method: 'GET', url: '/console/v1/keys', summary: 'List console keys', tag, permission: 'manage_keys', response: KeySchema }, async () => ({
     message: 'Keys listed successfully.',
-    data: auth.listKeys(),
+    data: await auth.listKeys(),
   }));
-  defineRoute(app, catalog, { method: 'POST', url: '/console/v1/keys', summary: 'Create a console key (the secret is shown only in this response)', tag, permission: 'manage_keys', body: KeyCreateSchema, response: KeySchema, successStatus: 201 }, (request) => {
-    const { key, secret } = auth.createKey(parseBody(KeyCreateSchema, request.body));
+  defineRoute(app, catalog, { method: 'POST', url: '/console/v1/keys', summary: 'Create a console key (the secret is shown only in this response)', tag, permission: 'manage_keys', body: KeyCreateSchema, response: KeySchema, successStatus: 201 }, async (request) => {
+    const { key, secret } = await auth.createKey(parseBody(KeyCreateSchema, request.body));
     return { message: 'Key created successfully. Store the secret now: it is not shown again.', data: { ...key, key: secret } };
   });
-  defineRoute(app, catalog, { method: 'GET', url: '/console/v1/keys/:id', summary: 'Read a console key', tag, permission: 'manage_keys', response: KeySchema }, (request) => ({
+  defineRoute(app, catalog, { method: 'GET', url: '/console/v1/keys/:id', summary: 'Read a console key', tag, permission: 'manage_keys', response: KeySchema }, async (request) => ({
     message: 'Key read successfully.',
-    data: auth.getKey(stringParam(request, 'id')),
+    data: await auth.getKey(stringParam(request, 'id')),
   }));
-  defineRoute(app, catalog, { method: 'PATCH', url: '/console/v1/keys/:id', summary: "Update a key's description, scopes or its user's role", tag, permission: 'manage_keys', body: KeyUpdateSchema, response: KeySchema }, (request) => ({
+  defineRoute(app, catalog, { method: 'PATCH', url: '/console/v1/keys/:id', summary: "Update a key's description, scopes or its user's role", tag, permission: 'manage_keys', body: KeyUpdateSchema, response: KeySchema }, async (request) => ({
     message: 'Key updated successfully.',
-    data: auth.updateKey(stringParam(request, 'id'), parseBody(KeyUpdateSchema, request.body)),
+    data: await auth.updateKey(stringParam(request, 'id'), parseBody(KeyUpdateSchema, request.body)),
   }));
-  defineRoute(app, catalog, { method: 'PATCH', url: '/console/v1/keys/:id/rotate', summary: 'Rotate a key (the new secret is shown only in this response)', tag, permission: 'manage_keys', bodyOptional: true, response: KeySchema }, (request) => {
-    const { key, secret } = auth.rotateKey(stringParam(request, 'id'));
+  defineRoute(app, catalog, { method: 'PATCH', url: '/console/v1/keys/:id/rotate', summary: 'Rotate a key (the new secret is shown only in this response)', tag, permission: 'manage_keys', bodyOptional: true, response: KeySchema }, async (request) => {
+    const { key, secret } = await auth.rotateKey(stringParam(request, 'id'));
     return { message: 'Key rotated successfully. Store the new secret now: it is not shown again.', data: { ...key, key: secret } };
   });
-  defineRoute(app, catalog, { method: 'PATCH', url: '/console/v1/keys/:id/deactivate', summary: 'Deactivate a key', tag, permission: 'manage_keys', bodyOptional: true, response: KeySchema }, (request) => ({
+  defineRoute(app, catalog, { method: 'PATCH', url: '/console/v1/keys/:id/deactivate', summary: 'Deactivate a key', tag, permission: 'manage_keys', bodyOptional: true, response: KeySchema }, async (request) => ({
     message: 'Key deactivated successfully.',
-    data: auth.deactivateKey(stringParam(request, 'id')),
+    data: await auth.deactivateKey(stringParam(request, 'id')),
   }));
-  defineRoute(app, catalog, { method: 'DELETE', url: '/console/v1/keys/:id', summary: 'Delete a key', tag, permission: 'manage_keys' }, (request) => {
-    auth.deleteKey(stringParam(request, 'id'));
+  defineRoute(app, catalog, { method: 'DELETE', url: '/console/v1/keys/:id', summary: 'Delete a key', tag, permission: 'manage_keys' }, async (request) => {
+    await auth.deleteKey(stringParam(request, 'id'));
     return { message: 'Key deleted successfully.' };
   });
 
-  defineRoute(app, catalog, { method: 'GET', url: '/console/v1/roles', summary: 'List roles and their permissions', tag, permission: 'manage_roles', response: RoleSchema }, () => ({
+  defineRoute(app, catalog, { method: 'GET', url: '/console/v1/roles', summary: 'List roles and their permissions', tag, permission: 'manage_roles', response: RoleSchema }, async () => ({
     message: 'Roles listed successfully.',
-    data: store.roles.list(),
+    data: await store.roles.list(),
   }));
-  defineRoute(app, catalog, { method: 'POST', url: '/console/v1/roles', summary: 'Create a custom role', tag, permission: 'manage_roles', body: RoleCreateSchema, response: RoleSchema, successStatus: 201 }, (request) => {
+  defineRoute(app, catalog, { method: 'POST', url: '/console/v1/roles', summary: 'Create a custom role', tag, permission: 'manage_roles', body: RoleCreateSchema, response: RoleSchema, successStatus: 201 }, async (request) => {
     const body = parseBody(RoleCreateSchema, request.body);
-    return { message: 'Role created successfully.', data: auth.createRole(body.name, body.permissions) };
+    return { message: 'Role created successfully.', data: await auth.createRole(body.name, body.permissions) };
   });
-  defineRoute(app, catalog, { method: 'PATCH', url: '/console/v1/roles/:name', summary: "Replace a role's permissions", tag, permission: 'manage_roles', body: RoleUpdateSchema, response: RoleSchema }, (request) => {
+  defineRoute(app, catalog, { method: 'PATCH', url: '/console/v1/roles/:name', summary: "Replace a role's permissions", tag, permission: 'manage_roles', body: RoleUpdateSchema, response: RoleSchema }, async (request) => {
     const body = parseBody(RoleUpdateSchema, request.body);
-    return { message: 'Role updated successfully.', data: auth.updateRole(stringParam(request, 'name'), body.permissions) };
+    return { message: 'Role updated successfully.', data: await auth.updateRole(stringParam(request, 'name'), body.permissions) };
   });
 }

@@ -38,11 +38,11 @@ describe('layers', () => {
   it('refuses to delete a layer while experiments use it (409, nothing changes), then allows it', async () => {
     await ok(c, 'POST', BASE, LAYER_BODY, 201);
     await createExperiment(c, { name: 'exp', layerID: 'main_layer', groups: groups() });
-    const before = storeSnapshot(c);
+    const before = await storeSnapshot(c);
     const res = await c.call('DELETE', `${BASE}/main_layer`);
     expect(res.statusCode).toBe(409);
     expect(res.json().message).toBe('Layer main_layer is used by experiment exp (layerID); remove those references first.');
-    expect(storeSnapshot(c)).toBe(before);
+    expect(await storeSnapshot(c)).toBe(before);
     await ok(c, 'DELETE', '/console/v1/experiments/exp');
     await ok(c, 'DELETE', `${BASE}/main_layer`);
   });
@@ -58,7 +58,7 @@ describe('layers', () => {
   it('keeps the experiments of a layer valid: idType fixed and used parameters declared with their type', async () => {
     await ok(c, 'POST', BASE, LAYER_BODY, 201);
     await createExperiment(c, { name: 'exp', layerID: 'main_layer', groups: groups() });
-    const before = storeSnapshot(c);
+    const before = await storeSnapshot(c);
     const idType = await c.call('PATCH', `${BASE}/main_layer`, { idType: 'stableID' });
     expect(idType.statusCode).toBe(400);
     expect(idType.json().errors).toEqual([{ property: 'idType', errorMessage: 'cannot change while experiments use the layer (exp)' }]);
@@ -70,7 +70,7 @@ describe('layers', () => {
     ]);
     const retyped = await c.call('PATCH', `${BASE}/main_layer`, { parameters: [{ name: 'color', type: 'number', defaultValue: 1 }] });
     expect(retyped.statusCode).toBe(400);
-    expect(storeSnapshot(c)).toBe(before);
+    expect(await storeSnapshot(c)).toBe(before);
     // An unused parameter may go.
     await ok(c, 'PATCH', `${BASE}/main_layer`, { parameters: [{ name: 'color', type: 'string', defaultValue: 'red' }] });
   });

@@ -63,11 +63,11 @@ describe('the spec Limits table', () => {
 
   it.each(LIMITS)('$limit: rejects beyond the edges with a 400 naming the property, changing nothing', async (limit) => {
     for (const value of limit.rejected) {
-      const before = storeSnapshot(c);
+      const before = await storeSnapshot(c);
       const res = await limit.send(c, value);
       expect(res.statusCode, `${JSON.stringify(value)}: ${res.body}`).toBe(400);
       expect(res.json().errors.map((e: { property: string }) => e.property)).toEqual([limit.property]);
-      expect(storeSnapshot(c)).toBe(before);
+      expect(await storeSnapshot(c)).toBe(before);
     }
   });
 });

@@ -85,14 +85,14 @@ describe('non-finite numbers are refused everywhere', () => {
   afterAll(() => t.close());
 
   it.each(CASES)('$label → 400 naming $property, nothing stored', async (c) => {
-    const before = storeSnapshot(t);
+    const before = await storeSnapshot(t);
     const res = await t.call(c.method, c.url, bodyText(c.body));
     expect(res.statusCode, res.body).toBe(400);
     const errors = (res.json() as { errors?: { property: string; errorMessage: string }[] }).errors ?? [];
     expect(errors.map((e) => e.property), res.body).toContain(c.property);
     const error = errors.find((e) => e.property === c.property);
     expect(error?.errorMessage).toMatch(c.message);
-    expect(storeSnapshot(t)).toBe(before);
+    expect(await storeSnapshot(t)).toBe(before);
   });
 
   it('a config whose schema says number never stores null for 1e309, so its next write still passes', async () => {

@@ -73,10 +73,10 @@ describe('AI configs (prompts)', () => {
 
   it('has no delete and no full update, as in the reference', async () => {
     await ok(c, 'POST', BASE, { name: 'one' }, 201);
-    const before = storeSnapshot(c);
+    const before = await storeSnapshot(c);
     expect((await c.call('DELETE', `${BASE}/one`)).statusCode).toBe(404);
     expect((await c.call('POST', `${BASE}/one`, { description: 'x' })).statusCode).toBe(404);
-    expect(storeSnapshot(c)).toBe(before);
+    expect(await storeSnapshot(c)).toBe(before);
   });
 
   it('a second prompt of the same name is a 409', async () => {

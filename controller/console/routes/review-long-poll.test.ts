@@ -18,6 +18,7 @@ afterEach(async () => {
 async function setup(reviewRecheckMs: number) {
   const instance = createConsole({ db: ':memory:', bootstrapKey: ADMIN, publicUrl: 'http://console.test', reviewRecheckMs });
   c = instance;
+  await instance.app.ready();
   const call = async (method: string, url: string, body?: unknown, key = ADMIN) => {
     const res = await instance.app.inject({
       method: method as 'GET',
@@ -27,8 +28,8 @@ async function setup(reviewRecheckMs: number) {
     });
     return { statusCode: res.statusCode, body: res.json() as { data: { status: string; reviewID: string }; errors?: { property: string }[] } };
   };
-  const bob = instance.auth.createKey({ description: 'test', userEmail: 'bob@example.com', role: 'member', scopes: [] }).secret;
-  const carol = instance.auth.createKey({ description: 'test', userEmail: 'carol@example.com', role: 'member', scopes: [] }).secret;
+  const bob = (await instance.auth.createKey({ description: 'test', userEmail: 'bob@example.com', role: 'member', scopes: [] })).secret;
+  const carol = (await instance.auth.createKey({ description: 'test', userEmail: 'carol@example.com', role: 'member', scopes: [] })).secret;
   expect((await call('POST', '/console/v1/gates', { id: 'checkout', name: 'checkout' })).statusCode).toBe(201);
   const submitted = await call('POST', '/console/v1/gates/checkout/reviews', { change: RULES }, bob);
   expect(submitted.statusCode).toBe(201);
@@ -64,9 +65,9 @@ describe('review long poll', () => {
     const poll = call('GET', `/console/v1/reviews/${reviewID}?waitWhile=pending&waitMs=25000`);
     await parked();
     const store = c?.store;
-    const record = store?.reviews.get(reviewID);
+    const record = await store?.reviews.get(reviewID);
     if (!store || !record) throw new Error('review not stored');
-    store.transaction(() => store.reviews.update({ ...record, status: 'canceled', canceledBy: 'bob@example.com', canceledTime: Date.now() }));
+    await store.transaction((tx) => tx.reviews.update({ ...record, status: 'canceled', canceledBy: 'bob@example.com', canceledTime: Date.now() }));
     const res = await poll;
     expect(res.body.data.status).toBe('canceled');
   }, 10_000);

@@ -13,9 +13,9 @@ let carol: string;
 let reader: string;
 beforeEach(async () => {
   c = createTestConsole();
-  bob = c.keyFor('bob@example.com', 'member');
-  carol = c.keyFor('carol@example.com', 'member');
-  reader = c.keyFor('rita@example.com', 'read_only');
+  bob = await c.keyFor('bob@example.com', 'member');
+  carol = await c.keyFor('carol@example.com', 'member');
+  reader = await c.keyFor('rita@example.com', 'read_only');
   expect((await c.call('POST', '/console/v1/gates', { id: 'checkout', name: 'checkout' })).statusCode).toBe(201);
 });
 afterEach(() => c.close());
@@ -110,7 +110,7 @@ describe('reviewer rules', () => {
 
   it("limits approval to the gate's allowed reviewers, matched by e-mail", async () => {
     await c.call('PATCH', '/console/v1/gates/checkout', { reviewSettings: { requiredReview: true, allowedReviewers: [{ email: 'Carol@Example.com' }] } });
-    const dave = c.keyFor('dave@example.com', 'member');
+    const dave = await c.keyFor('dave@example.com', 'member');
     const id = await submit({ change: RULES });
     const refused = await c.call('PUT', `${reviewsOf()}/${id}/approve`, undefined, dave);
     expect(refused.statusCode).toBe(403);

@@ -63,38 +63,38 @@ export function registerReviewRoutes(app: FastifyInstance, catalog: RouteCatalog
     const item = `${base}/:reviewID`;
     const ref = (request: Parameters<typeof stringParam>[0]): ReviewRef => ({ reviewId: stringParam(request, 'reviewID'), kind: def.kind, entityId: stringParam(request, 'id') });
 
-    defineRoute(app, catalog, { method: 'POST', url: base, summary: `Submit a change of a ${name} for review`, tag, permission: 'submit_reviews', body: ReviewSubmitSchema, response: ReviewSchema, successStatus: 201 }, (request, actor) => ({
+    defineRoute(app, catalog, { method: 'POST', url: base, summary: `Submit a change of a ${name} for review`, tag, permission: 'submit_reviews', body: ReviewSubmitSchema, response: ReviewSchema, successStatus: 201 }, async (request, actor) => ({
       message: 'Review submitted successfully.',
-      data: reviews.submit(def.kind, stringParam(request, 'id'), request.body, actor),
+      data: await reviews.submit(def.kind, stringParam(request, 'id'), request.body, actor),
     }));
 
-    defineRoute(app, catalog, { method: 'GET', url: base, summary: `List reviews of a ${name}, newest first`, tag, permission: 'read', list: true, response: ReviewSchema, query: LIST_QUERY }, (request) => {
+    defineRoute(app, catalog, { method: 'GET', url: base, summary: `List reviews of a ${name}, newest first`, tag, permission: 'read', list: true, response: ReviewSchema, query: LIST_QUERY }, async (request) => {
       const query = queryOf(request);
       const paging = parsePaging(query);
       const entityId = stringParam(request, 'id');
-      const page = reviews.list({ kind: def.kind, entityId, statuses: statusesOf(query), offset: paging.offset, limit: paging.limit });
+      const page = await reviews.list({ kind: def.kind, entityId, statuses: statusesOf(query), offset: paging.offset, limit: paging.limit });
       const path = `/console/v1/${def.path}/${encodeURIComponent(entityId)}/reviews`;
       return { message: 'Reviews listed successfully.', data: page.items, pagination: pagination(path, query, paging, page.total) };
     });
 
-    defineRoute(app, catalog, { method: 'GET', url: item, summary: `Read a review of a ${name}`, tag, permission: 'read', response: ReviewSchema }, (request) => ({
+    defineRoute(app, catalog, { method: 'GET', url: item, summary: `Read a review of a ${name}`, tag, permission: 'read', response: ReviewSchema }, async (request) => ({
       message: 'Review read successfully.',
-      data: reviews.get(ref(request)),
+      data: await reviews.get(ref(request)),
     }));
 
-    defineRoute(app, catalog, { method: 'DELETE', url: item, summary: `Cancel a review of a ${name} (submitter or admin)`, tag, permission: 'submit_reviews' }, (request, actor) => {
-      reviews.cancel(ref(request), actor);
+    defineRoute(app, catalog, { method: 'DELETE', url: item, summary: `Cancel a review of a ${name} (submitter or admin)`, tag, permission: 'submit_reviews' }, async (request, actor) => {
+      await reviews.cancel(ref(request), actor);
       return { message: 'Review canceled successfully.' };
     });
 
-    defineRoute(app, catalog, { method: 'PUT', url: `${item}/approve`, summary: `Approve a review of a ${name}`, tag, permission: 'approve_reviews', body: ReviewDecisionSchema, bodyOptional: true, response: ReviewSchema }, (request, actor) => ({
+    defineRoute(app, catalog, { method: 'PUT', url: `${item}/approve`, summary: `Approve a review of a ${name}`, tag, permission: 'approve_reviews', body: ReviewDecisionSchema, bodyOptional: true, response: ReviewSchema }, async (request, actor) => ({
       message: 'Review approved successfully.',
-      data: reviews.approve(ref(request), actor, parseOptional(ReviewDecisionSchema, request.body).comment),
+      data: await reviews.approve(ref(request), actor, parseOptional(ReviewDecisionSchema, request.body).comment),
     }));
 
-    defineRoute(app, catalog, { method: 'PUT', url: `${item}/reject`, summary: `Reject a review of a ${name}`, tag, permission: 'approve_reviews', body: ReviewDecisionSchema, bodyOptional: true, response: ReviewSchema }, (request, actor) => ({
+    defineRoute(app, catalog, { method: 'PUT', url: `${item}/reject`, summary: `Reject a review of a ${name}`, tag, permission: 'approve_reviews', body: ReviewDecisionSchema, bodyOptional: true, response: ReviewSchema }, async (request, actor) => ({
       message: 'Review rejected successfully.',
-      data: reviews.reject(ref(request), actor, parseOptional(ReviewDecisionSchema, request.body).comment),
+      data: await reviews.reject(ref(request), actor, parseOptional(ReviewDecisionSchema, request.body).comment),
     }));
 
     defineRoute(
@@ -121,11 +121,11 @@ export function registerReviewRoutes(app: FastifyInstance, catalog: RouteCatalog
       response: ReviewSchema,
       query: [...LIST_QUERY, { name: 'kind', type: 'string', description: 'gate, dynamic_config, segment or experiment.' }, { name: 'entityID', type: 'string', description: 'Id of the entity.' }],
     },
-    (request) => {
+    async (request) => {
       const query = queryOf(request);
       const paging = parsePaging(query);
       const str = (key: string): string | undefined => (typeof query[key] === 'string' && query[key] !== '' ? (query[key] as string) : undefined);
-      const page = reviews.list({ kind: str('kind'), entityId: str('entityID'), statuses: statusesOf(query), offset: paging.offset, limit: paging.limit });
+      const page = await reviews.list({ kind: str('kind'), entityId: str('entityID'), statuses: statusesOf(query), offset: paging.offset, limit: paging.limit });
       return { message: 'Reviews listed successfully.', data: page.items, pagination: pagination('/console/v1/reviews', query, paging, page.total) };
     },
   );
@@ -154,7 +154,7 @@ export function registerReviewRoutes(app: FastifyInstance, catalog: RouteCatalog
         throw new InputError('Invalid query.', [{ property: 'waitMs', errorMessage: `must be an integer from 0 to ${REVIEW_MAX_WAIT_MS}` }]);
       }
       // Clients waiting on approval or validation would otherwise poll; this holds the request instead.
-      const review = waitWhile === undefined ? reviews.get({ reviewId }) : await reviews.awaitChange({ reviewId }, waitWhile, waitMs, hold(request));
+      const review = waitWhile === undefined ? await reviews.get({ reviewId }) : await reviews.awaitChange({ reviewId }, waitWhile, waitMs, hold(request));
       return { message: 'Review read successfully.', data: review };
     },
   );

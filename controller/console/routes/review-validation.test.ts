@@ -133,7 +133,7 @@ describe('pending validation → message / committable / blocked', () => {
     const id = await approved();
     expect((await validate({ reviewID: id, validated: true })).statusCode).toBe(409);
     expect((await c.call('PATCH', '/console/v1/change_validation/message', { reviewID: id, message: 'hi' }, validator)).statusCode).toBe(409);
-    const reader = c.keyFor('rita@example.com', 'read_only');
+    const reader = await c.keyFor('rita@example.com', 'read_only');
     const pending = await pendingValidation({ isEnabled: false });
     expect((await validate({ reviewID: pending, validated: true }, reader)).statusCode).toBe(403);
     const empty = await validate({ reviewID: pending });

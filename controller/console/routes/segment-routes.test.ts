@@ -50,7 +50,7 @@ describe('segments', () => {
       const res = await c.call('PATCH', `${BASE}/vip/add_ids`, { ids: ['u3', 'u1', 'u3'] });
       expect(res.statusCode).toBe(200);
       expect(res.json().data).toMatchObject({ ids: ['u1', 'u2', 'u3'], count: 3, version: 2 });
-      expect(c.store.audit.list({ kind: 'segment', offset: 0, limit: 10 }).items[0]).toMatchObject({ action: 'add_ids', version: 2 });
+      expect((await c.store.audit.list({ kind: 'segment', offset: 0, limit: 10 })).items[0]).toMatchObject({ action: 'add_ids', version: 2 });
     });
 
     it('remove_ids removes ids; ids that are not there change nothing', async () => {
@@ -64,7 +64,7 @@ describe('segments', () => {
     it('adding ids already present is a no-op without a new version', async () => {
       const res = await c.call('PATCH', `${BASE}/vip/add_ids`, { ids: ['u2'] });
       expect(res.json().data.version).toBe(1);
-      expect(c.store.entities.versions('segment', 'vip', 0, 10).total).toBe(1);
+      expect((await c.store.entities.versions('segment', 'vip', 0, 10)).total).toBe(1);
     });
 
     it.each<[string, string, unknown]>([
@@ -74,22 +74,22 @@ describe('segments', () => {
       ['ids a string', 'ids', { ids: 'u9' }],
       ['an unknown field', 'id', { ids: ['u9'], id: 'x' }],
     ])('add_ids with %s → 400 naming %s, nothing changed', async (_what, property, body) => {
-      const before = storeSnapshot(c);
+      const before = await storeSnapshot(c);
       const res = await c.call('PATCH', `${BASE}/vip/add_ids`, body);
       expect(res.statusCode).toBe(400);
       expect(errorsOf(res)).toEqual([property]);
-      expect(storeSnapshot(c)).toBe(before);
+      expect(await storeSnapshot(c)).toBe(before);
     });
 
     it('add_ids and remove_ids on a rule-based segment → 400 naming ids, nothing changed', async () => {
       await create({ id: 'rules', name: 'rule segment', type: 'rule_based', rules: [rule('r')] });
-      const before = storeSnapshot(c);
+      const before = await storeSnapshot(c);
       for (const action of ['add_ids', 'remove_ids']) {
         const res = await c.call('PATCH', `${BASE}/rules/${action}`, { ids: ['u1'] });
         expect(res.statusCode, action).toBe(400);
         expect(errorsOf(res)).toEqual(['ids']);
       }
-      expect(storeSnapshot(c)).toBe(before);
+      expect(await storeSnapshot(c)).toBe(before);
     });
 
     it('404 for a missing segment', async () => {
@@ -125,11 +125,11 @@ describe('segments', () => {
 
     it('patching the type of a segment that has rules to id_list → 400 naming rules, nothing changed', async () => {
       await create({ id: 'seg1', name: 'segment one', type: 'rule_based', rules: [rule('r')] });
-      const before = storeSnapshot(c);
+      const before = await storeSnapshot(c);
       const res = await c.call('PATCH', `${BASE}/seg1`, { type: 'id_list' });
       expect(res.statusCode).toBe(400);
       expect(errorsOf(res)).toEqual(['rules']);
-      expect(storeSnapshot(c)).toBe(before);
+      expect(await storeSnapshot(c)).toBe(before);
     });
 
     it('keeps versions, newest first, and deletes', async () => {

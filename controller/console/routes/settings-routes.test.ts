@@ -3,9 +3,9 @@ import { createTestConsole, type TestConsole } from '../../test-support/test-con
 
 let c: TestConsole;
 let member: string;
-beforeEach(() => {
+beforeEach(async () => {
   c = createTestConsole();
-  member = c.keyFor('bob@example.com', 'member');
+  member = await c.keyFor('bob@example.com', 'member');
 });
 afterEach(() => c.close());
 

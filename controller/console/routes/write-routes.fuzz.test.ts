@@ -162,13 +162,14 @@ async function seed(t: TestConsole): Promise<Fixture> {
 }
 
 /** Everything a refused request must leave alone: entities, versions, audit, keys, roles, settings, reviews. */
-function fullSnapshot(t: TestConsole): string {
+async function fullSnapshot(t: TestConsole): Promise<string> {
+  const { auth, roles, settings, reviews } = t.store;
   return JSON.stringify({
-    base: storeSnapshot(t),
-    keys: t.store.auth.listKeys(),
-    roles: t.store.roles.list(),
-    settings: ['reviews', 'precommit_webhook'].map((name) => t.store.settings.get(name)),
-    reviews: t.store.reviews.list({ offset: 0, limit: 1000 }),
+    base: await storeSnapshot(t),
+    keys: await auth.listKeys(),
+    roles: await roles.list(),
+    settings: await Promise.all(['reviews', 'precommit_webhook'].map((name) => settings.get(name))),
+    reviews: await reviews.list({ offset: 0, limit: 1000 }),
   });
 }
 
@@ -193,8 +194,8 @@ describe('write routes under random and mutated bodies', () => {
     fixture = await seed(t);
     callers = new Map([
       ['admin', ADMIN_KEY],
-      ['member', t.keyFor('fuzz-member@example.com', 'member')],
-      ['read_only', t.keyFor('fuzz-reader@example.com', 'read_only')],
+      ['member', await t.keyFor('fuzz-member@example.com', 'member')],
+      ['read_only', await t.keyFor('fuzz-reader@example.com', 'read_only')],
     ]);
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> };
     routes = Object.entries(doc.paths).flatMap(([template, operations]) =>
@@ -252,7 +253,7 @@ describe('write routes under random and mutated bodies', () => {
     await fc.assert(
       fc.asyncProperty(request, async ({ route, body: text, odd, ifMatch, caller, contentType }) => {
         const url = concretePath(route.template, fixture, odd);
-        const before = fullSnapshot(t);
+        const before = await fullSnapshot(t);
         const headers: Record<string, string> = { 'service-api-key': callers.get(caller) ?? 'console-not-a-key' };
         if (text !== undefined) headers['content-type'] = contentType ?? 'application/json';
         if (ifMatch !== undefined) headers['if-match'] = ifMatch;
@@ -263,13 +264,13 @@ describe('write routes under random and mutated bodies', () => {
           const envelope = ApiErrorSchema.safeParse(res.json());
           expect(envelope.success, what).toBe(true);
           expect(envelope.data?.status, what).toBe(res.statusCode);
-          expect(fullSnapshot(t), what).toBe(before);
+          expect(await fullSnapshot(t), what).toBe(before);
         } else if (route.method === 'DELETE') {
           const collection = route.template.split('/').slice(-2, -1)[0] ?? '';
           await fixture.recreate.get(collection)?.();
         } else if (route.template.endsWith('/precommit_webhook')) {
-          const webhook = t.store.settings.get('precommit_webhook');
-          if (!isLoopbackOrOff(webhook?.['webhookURL'])) t.store.settings.set('precommit_webhook', { ...webhook, webhookURL: '' });
+          const webhook = (await t.store.settings.get('precommit_webhook'));
+          if (!isLoopbackOrOff(webhook?.['webhookURL'])) (await t.store.settings.set('precommit_webhook', { ...webhook, webhookURL: '' }));
         }
       }),
       { numRuns: RUNS, seed: SEED, endOnFailure: true },

@@ -12,6 +12,7 @@ import {
   type UserRecord,
   type VersionRecord,
 } from '../ports.js';
+import { asyncRepos, syncTransaction, TransactionGate, type SyncRepos } from '../sync-backed-store.js';
 
 interface State {
   entities: Map<string, EntityRecord>;
@@ -28,6 +29,8 @@ interface State {
 
 const key = (kind: string, id: string): string => `${kind}\u0000${id}`;
 const clone = <T>(value: T): T => structuredClone(value);
+/** Code-unit order, as SQLite's and PostgreSQL's (COLLATE "C") ORDER BY sort ids. */
+const bytewise = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * In-memory fake of the store for unit tests. Values are cloned in and out so callers can't mutate
@@ -48,7 +51,7 @@ export function createMemoryStore(): Store {
   const page = <T>(items: T[], offset: number, limit: number): Page<T> => ({ items: items.slice(offset, offset + limit).map(clone), total: items.length });
   const ofKind = (kind: string): EntityRecord[] => [...state.entities.values()].filter((r) => r.kind === kind);
 
-  return {
+  const repos: SyncRepos = {
     entities: {
       get: (kind, id) => clone(state.entities.get(key(kind, id))),
       version: (kind, id) => state.entities.get(key(kind, id))?.version,
@@ -98,7 +101,7 @@ export function createMemoryStore(): Store {
       },
       getKey: (id) => clone(state.keys.get(id)),
       findKeyByHash: (hash) => clone([...state.keys.values()].find((k) => k.hash === hash)),
-      listKeys: () => [...state.keys.values()].sort((a, b) => a.createdTime - b.createdTime || a.id.localeCompare(b.id)).map(clone),
+      listKeys: () => [...state.keys.values()].sort((a, b) => a.createdTime - b.createdTime || bytewise(a.id, b.id)).map(clone),
       insertKey: (k) => {
         if (state.keys.has(k.id) || [...state.keys.values()].some((o) => o.hash === k.hash)) throw new DuplicateKeyError(`key ${k.id}`);
         state.keys.set(k.id, clone(k));
@@ -113,7 +116,7 @@ export function createMemoryStore(): Store {
     },
     roles: {
       get: (name) => clone(state.roles.get(name)),
-      list: () => [...state.roles.values()].sort((a, b) => Number(b.builtin) - Number(a.builtin) || a.name.localeCompare(b.name)).map(clone),
+      list: () => [...state.roles.values()].sort((a, b) => Number(b.builtin) - Number(a.builtin) || bytewise(a.name, b.name)).map(clone),
       upsert: (role) => {
         const existing = state.roles.get(role.name);
         state.roles.set(role.name, existing ? { ...existing, permissions: [...role.permissions] } : clone(role));
@@ -142,15 +145,25 @@ export function createMemoryStore(): Store {
       },
       withStatus: (status) => [...state.reviews.values()].filter((r) => r.status === status).map(clone),
     },
-    transaction: <T>(fn: () => T): T => {
-      const snapshot = clone(state);
-      try {
-        return fn();
-      } catch (error) {
-        state = snapshot;
-        throw error;
-      }
-    },
-    close: () => undefined,
+  };
+  const gate = new TransactionGate();
+  let snapshot: State | undefined;
+  return {
+    dialect: 'memory',
+    ...asyncRepos(repos, gate),
+    transaction: syncTransaction(gate, asyncRepos(repos), {
+      begin: () => {
+        snapshot = clone(state);
+      },
+      commit: () => {
+        snapshot = undefined;
+      },
+      rollback: () => {
+        if (snapshot) state = snapshot;
+        snapshot = undefined;
+      },
+    }),
+    ping: () => Promise.resolve(),
+    close: () => Promise.resolve(),
   };
 }

@@ -24,12 +24,12 @@ describe('durability', () => {
     [undefined, 'NORMAL'],
     ['normal', 'NORMAL'],
     ['full', 'FULL'],
-  ] as const)('%s → PRAGMA synchronous = %s, in WAL mode', (durability, pragma) => {
+  ] as const)('%s → PRAGMA synchronous = %s, in WAL mode', async (durability, pragma) => {
     const store = openSqliteStore(newDb(), undefined, durability === undefined ? {} : { durability });
     try {
       expect(store.synchronous()).toBe(pragma);
-      store.entities.insert({ kind: 'gate', id: 'g1', version: 1, data: { id: 'g1' } });
-      expect(store.entities.get('gate', 'g1')?.version).toBe(1);
+      await store.entities.insert({ kind: 'gate', id: 'g1', version: 1, data: { id: 'g1' } });
+      expect((await store.entities.get('gate', 'g1'))?.version).toBe(1);
     } finally {
       store.close();
     }

@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Store } from '../ports.js';
+import type { ChangeMarks, Store } from '../ports.js';
+import { asyncRepos, syncTransaction, TransactionGate, type SyncRepos } from '../sync-backed-store.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 import { SqliteAuditRepo } from './sqlite-audit-repo.js';
 import { SqliteAuthRepo } from './sqlite-auth-repo.js';
@@ -86,31 +87,50 @@ export function openSqliteStore(path: string, migrations: Migration[] = MIGRATIO
     return version;
   };
   const settings = new SqliteSettingsRepo(db);
-  // One transaction function for every call (db.transaction builds five wrappers each time it is
-  // called: 2% of the console's CPU in bench:apply); called inside itself, it nests as a savepoint.
-  const runInTransaction = db.transaction((fn: () => unknown) => fn());
-  return {
+  const auth = new SqliteAuthRepo(db);
+  const roles = new SqliteRoleRepo(db);
+  const repos: SyncRepos = {
     entities: new SqliteEntityRepo(db),
     audit: new SqliteAuditRepo(db),
-    auth: new SqliteAuthRepo(db),
-    roles: new SqliteRoleRepo(db),
+    auth,
+    roles,
     settings,
     reviews: new SqliteReviewRepo(db),
-    transaction: <T>(fn: () => T): T => runInTransaction(fn) as T,
-    settingsMark: () => {
-      if (db.inTransaction) return undefined;
-      return `${settings.writes}:${currentDataVersion()}`;
-    },
-    changeMark: () => {
-      if (db.inTransaction) return undefined;
-      const external = currentDataVersion();
-      return `${totalChanges.get() as number}:${external}`;
+  };
+  const gate = new TransactionGate();
+  // IMMEDIATE: the write lock is taken at BEGIN, where busy_timeout applies, not at the first write
+  // (where a lock upgrade that would deadlock fails at once).
+  const begin = db.prepare('BEGIN IMMEDIATE');
+  const commit = db.prepare('COMMIT');
+  const rollback = db.prepare('ROLLBACK');
+  const marks = (): ChangeMarks | undefined => {
+    if (db.inTransaction || gate.busy) return undefined;
+    const external = currentDataVersion();
+    return {
+      data: `${totalChanges.get() as number}:${external}`,
+      settings: `${settings.writes}:${external}`,
+      auth: `${auth.writes + roles.writes}:${external}`,
+    };
+  };
+  return {
+    dialect: 'sqlite',
+    ...asyncRepos(repos, gate),
+    transaction: syncTransaction(gate, asyncRepos(repos), {
+      begin: () => begin.run(),
+      commit: () => commit.run(),
+      rollback: () => {
+        if (db.inTransaction) rollback.run();
+      },
+    }),
+    marks,
+    ping: async () => {
+      db.prepare('SELECT 1').get();
     },
     synchronous: () => {
       const level = db.pragma('synchronous', { simple: true }) as number;
       return SYNCHRONOUS_NAMES[level] ?? String(level);
     },
-    close: () => {
+    close: async () => {
       checkpointer?.stop();
       db.close();
     },

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { AuditEntry, AuditQuery, AuditRepo, Page } from '../ports.js';
+import type { Sync } from '../sync-backed-store.js';
 
 interface AuditRow {
   seq: number;
@@ -14,7 +15,7 @@ interface AuditRow {
   details: string | null;
 }
 
-export class SqliteAuditRepo implements AuditRepo {
+export class SqliteAuditRepo implements Sync<AuditRepo> {
   private readonly insert;
 
   constructor(private readonly db: Database.Database) {

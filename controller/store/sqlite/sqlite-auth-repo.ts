@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { DuplicateKeyError, type AuthRepo, type KeyRecord, type UserRecord } from '../ports.js';
+import type { Sync } from '../sync-backed-store.js';
 import { isUniqueViolation } from './sqlite-entity-repo.js';
 
 interface KeyRow {
@@ -13,8 +14,10 @@ interface KeyRow {
   last_rotated_time: number | null;
 }
 
-export class SqliteAuthRepo implements AuthRepo {
+export class SqliteAuthRepo implements Sync<AuthRepo> {
   private readonly stmts;
+  /** Writes through this connection (rolled back ones too): part of the store's auth mark. */
+  writes = 0;
 
   constructor(db: Database.Database) {
     this.stmts = {
@@ -40,6 +43,7 @@ export class SqliteAuthRepo implements AuthRepo {
   }
 
   upsertUser(user: UserRecord): void {
+    this.writes++;
     this.stmts.upsertUser.run(user.email, user.role, user.createdTime);
   }
 
@@ -58,6 +62,7 @@ export class SqliteAuthRepo implements AuthRepo {
   }
 
   insertKey(key: KeyRecord): void {
+    this.writes++;
     try {
       this.stmts.insertKey.run(key.id, key.userEmail, key.description, key.hash, JSON.stringify(key.scopes), key.active ? 1 : 0, key.createdTime, key.lastRotatedTime);
     } catch (error) {
@@ -67,10 +72,12 @@ export class SqliteAuthRepo implements AuthRepo {
   }
 
   updateKey(key: KeyRecord): void {
+    this.writes++;
     this.stmts.updateKey.run(key.userEmail, key.description, key.hash, JSON.stringify(key.scopes), key.active ? 1 : 0, key.lastRotatedTime, key.id);
   }
 
   deleteKey(id: string): void {
+    this.writes++;
     this.stmts.deleteKey.run(id);
   }
 

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { DuplicateKeyError, type EntityRecord, type EntityRepo, type Page, type VersionRecord } from '../ports.js';
+import type { Sync } from '../sync-backed-store.js';
 
 interface EntityRow {
   kind: string;
@@ -12,7 +13,7 @@ interface VersionRow extends EntityRow {
   time: number;
 }
 
-export class SqliteEntityRepo implements EntityRepo {
+export class SqliteEntityRepo implements Sync<EntityRepo> {
   private readonly stmts;
 
   constructor(db: Database.Database) {

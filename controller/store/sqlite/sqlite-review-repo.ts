@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { deepFreeze } from '../../core/deep-freeze.js';
 import { DuplicateKeyError, UNDECIDED_REVIEW, type Page, type ReviewQuery, type ReviewRecord, type ReviewRepo } from '../ports.js';
+import type { Sync } from '../sync-backed-store.js';
 
 /** Fields a review's decisions change; everything else is what was submitted, and never changes. */
 const STATE_FIELDS: readonly string[] = ['status', 'lastModifiedTime', ...Object.keys(UNDECIDED_REVIEW)];
@@ -19,7 +20,7 @@ interface ReviewRow {
  * submitted (change, entity before and after: the bulk) and `state` the decision fields, so a
  * decision writes and a read parses only the small part. No migration to add a field to either.
  */
-export class SqliteReviewRepo implements ReviewRepo {
+export class SqliteReviewRepo implements Sync<ReviewRepo> {
   private readonly stmts;
   private readonly bodies = new Map<string, Readonly<Record<string, unknown>>>();
 

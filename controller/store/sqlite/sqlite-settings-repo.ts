@@ -1,8 +1,11 @@
 import type Database from 'better-sqlite3';
 import type { JsonObject, RoleRecord, RoleRepo, SettingsRepo } from '../ports.js';
+import type { Sync } from '../sync-backed-store.js';
 
-export class SqliteRoleRepo implements RoleRepo {
+export class SqliteRoleRepo implements Sync<RoleRepo> {
   private readonly stmts;
+  /** Writes through this connection (rolled back ones too): part of the store's auth mark. */
+  writes = 0;
 
   constructor(db: Database.Database) {
     this.stmts = {
@@ -22,6 +25,7 @@ export class SqliteRoleRepo implements RoleRepo {
   }
 
   upsert(role: RoleRecord): void {
+    this.writes++;
     this.stmts.upsert.run(role.name, JSON.stringify(role.permissions), role.builtin ? 1 : 0);
   }
 }
@@ -36,9 +40,9 @@ function toRole(row: RoleRow): RoleRecord {
   return { name: row.name, permissions: JSON.parse(row.permissions) as string[], builtin: row.builtin === 1 };
 }
 
-export class SqliteSettingsRepo implements SettingsRepo {
+export class SqliteSettingsRepo implements Sync<SettingsRepo> {
   private readonly stmts;
-  /** Settings writes through this connection (rolled back ones too): part of Store.settingsMark. */
+  /** Settings writes through this connection (rolled back ones too): part of the store's settings mark. */
   writes = 0;
 
   constructor(db: Database.Database) {

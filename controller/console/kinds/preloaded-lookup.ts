@@ -1,0 +1,62 @@
+import type { EntityRecord, EntityRepo } from '../../store/ports.js';
+import type { EntityLookup } from './kind-def.js';
+
+/** Thrown by a preloaded lookup asked for what it doesn't hold yet; never escapes `withLookup`. */
+class LookupMiss {
+  constructor(
+    readonly kind: string,
+    readonly id?: string,
+  ) {}
+}
+
+const key = (kind: string, id: string): string => `${kind}\u0000${id}`;
+
+/**
+ * What a lookup has read: whole kinds and single records. Kind definitions read other entities
+ * synchronously (they are pure functions of what they are given); the store answers asynchronously.
+ * So a kind function runs against what is loaded, and when it asks for something else the miss is
+ * loaded and the function runs again from the start — a handful of reads at most per call.
+ */
+export class PreloadedLookup implements EntityLookup {
+  private readonly lists = new Map<string, readonly EntityRecord[]>();
+  private readonly records = new Map<string, EntityRecord | undefined>();
+
+  constructor(readonly now?: () => number) {}
+
+  get(kind: string, id: string): EntityRecord | undefined {
+    const list = this.lists.get(kind);
+    if (list !== undefined) return list.find((r) => r.id === id);
+    const k = key(kind, id);
+    if (!this.records.has(k)) throw new LookupMiss(kind, id);
+    return this.records.get(k);
+  }
+
+  list(kind: string): EntityRecord[] {
+    const list = this.lists.get(kind);
+    if (list === undefined) throw new LookupMiss(kind);
+    return list as EntityRecord[];
+  }
+
+  /** Holds a whole kind (cached lookups hold frozen lists). */
+  hold(kind: string, records: readonly EntityRecord[]): void {
+    this.lists.set(kind, records);
+  }
+
+  /** Runs fn, loading what it misses from `entities` and running it again, until it completes. */
+  async run<T>(entities: EntityRepo, fn: (lookup: EntityLookup) => T, freeze?: <R>(value: R) => R): Promise<T> {
+    for (;;) {
+      try {
+        return fn(this);
+      } catch (error) {
+        if (!(error instanceof LookupMiss)) throw error;
+        if (error.id === undefined) {
+          const list = await entities.list(error.kind);
+          this.lists.set(error.kind, freeze ? freeze(list) : list);
+        } else {
+          const record = await entities.get(error.kind, error.id);
+          this.records.set(key(error.kind, error.id), freeze && record ? freeze(record) : record);
+        }
+      }
+    }
+  }
+}
