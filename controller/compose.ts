@@ -2,6 +2,7 @@
  * Composition root: the only place that names concrete adapters and wires services together.
  */
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,9 +29,14 @@ import { createMemoryStore } from './store/memory/memory-store.js';
 import type { Actor } from './console/permissions.js';
 import type { Store } from './store/ports.js';
 import { openSqliteStore, type Durability } from './store/sqlite/open-sqlite-store.js';
+import { createPostgresStore } from './store/postgres/create-postgres-store.js';
 
 export interface ConsoleOptions {
-  /** SQLite file, ':memory:' for a throwaway SQLite database, or 'fake' for the in-memory fake store. */
+  /**
+   * The database: a SQLite file, ':memory:' for a throwaway SQLite database, a postgres:// (or
+   * postgresql://) URL for a PostgreSQL database several replicas can share, or 'fake' for the
+   * in-memory fake store.
+   */
   db: string;
   publicUrl?: string;
   bootstrapKey?: string;
@@ -64,9 +70,26 @@ export interface ConsoleInstance {
   close(): Promise<void>;
 }
 
+/** Whether a `--db` value names a PostgreSQL database rather than a SQLite file. */
+export function isPostgresUrl(db: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(db);
+}
+
+/** The store a `--db` value names (the PostgreSQL one still to be opened: `await store.open?.()`). */
+export function openStore(db: string, options: { durability?: Durability; onError?: (error: Error) => void } = {}): Store {
+  if (db === 'fake') return createMemoryStore();
+  if (isPostgresUrl(db)) return createPostgresStore(db, { onError: options.onError });
+  return openSqliteStore(db, undefined, { durability: options.durability });
+}
+
+/** How long a webhook delivery lease lasts: a few retries of the window, at most 5 s (the spec's 2 minutes). */
+function deliveryLeaseMs(webhookTimeoutMs: number): number {
+  return Math.min(5000, Math.max(200, Math.round(webhookTimeoutMs / 8)));
+}
+
 export function createConsole(options: ConsoleOptions): ConsoleInstance {
   const clock = options.clock ?? Date.now;
-  const store = options.db === 'fake' ? createMemoryStore() : openSqliteStore(options.db, undefined, { durability: options.durability });
+  const store = openStore(options.db, { durability: options.durability, onError: (error) => app.log.error({ err: error }, 'database connection error') });
   let publicUrl = options.publicUrl ?? 'http://127.0.0.1:8080';
   const auth = new AuthService({ store, clock });
   const settings = new SettingsService({ store, clock });
@@ -74,7 +97,16 @@ export function createConsole(options: ConsoleOptions): ConsoleInstance {
   const services = new Map(ALL_KINDS.map((def) => [def.kind, new EntityService(def, { store, clock, publicUrl: () => publicUrl, beforeDirectWrite })]));
   const webhookTimeoutMs = options.webhookTimeoutMs ?? 120_000;
   const changes = new ReviewChanges();
-  const webhooks = new WebhookDispatcher({ store, clock, settings, retry: retryPolicyFor(webhookTimeoutMs), log: (message, fields) => app.log.warn(fields, message), changes });
+  const webhooks = new WebhookDispatcher({
+    store,
+    clock,
+    settings,
+    retry: retryPolicyFor(webhookTimeoutMs),
+    log: (message, fields) => app.log.warn(fields, message),
+    changes,
+    owner: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+    leaseMs: deliveryLeaseMs(webhookTimeoutMs),
+  });
   const reviews = new ReviewService({ store, clock, entities: services, settings, webhookTimeoutMs, queue: webhooks, changes });
   const app = buildConsoleApp({
     store,
@@ -96,9 +128,17 @@ export function createConsole(options: ConsoleOptions): ConsoleInstance {
   app.addHook('onReady', async () => {
     await store.open?.();
     Object.assign(bootstrap, await auth.bootstrap(options.bootstrapKey));
+    // Reviews written by the other replicas on the database: long polls here wake, and a validation
+    // decided there stops being delivered here.
+    unsubscribe = store.subscribe?.((event) => {
+      if (event.topic !== 'review') return;
+      changes.changed(event.id);
+      void webhooks.reviewChanged(event.id).catch(() => undefined);
+    });
     await webhooks.start();
   });
   let closed = false;
+  let unsubscribe: (() => void) | undefined;
   return {
     app,
     store,
@@ -116,6 +156,7 @@ export function createConsole(options: ConsoleOptions): ConsoleInstance {
       reviews.releaseHolds();
       await app.close();
       await webhooks.stop();
+      unsubscribe?.();
       await store.close();
     },
   };

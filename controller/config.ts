@@ -5,11 +5,16 @@
 export interface EnvConfig {
   /** FLAGOPS_BOOTSTRAP_KEY: the admin key an empty console database is created with. */
   bootstrapKey: string | undefined;
+  /** FLAGOPS_DB_URL: the console database (a SQLite path or a postgres:// URL) when `--db` is not given. */
+  dbUrl: string | undefined;
 }
 
 export function readEnvConfig(env: Readonly<Record<string, string | undefined>>): EnvConfig {
-  const bootstrapKey = env['FLAGOPS_BOOTSTRAP_KEY'];
-  return { bootstrapKey: bootstrapKey === undefined || bootstrapKey === '' ? undefined : bootstrapKey };
+  const value = (name: string): string | undefined => {
+    const v = env[name];
+    return v === undefined || v === '' ? undefined : v;
+  };
+  return { bootstrapKey: value('FLAGOPS_BOOTSTRAP_KEY'), dbUrl: value('FLAGOPS_DB_URL') };
 }
 
 /** The API key for talking to a console: the variable named by `apiKeyEnv` (default FLAGOPS_API_KEY). */

@@ -1,12 +1,12 @@
 import { AuthService } from '../console/auth-service.js';
 import { InputError } from '../errors.js';
-import { openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
+import { openStore } from '../compose.js';
 import { booleanOption, stringOption, type Command } from './command.js';
 
 export const keysCommand: Command = {
   name: 'keys',
   summary: 'Create a console API key directly in a console database',
-  usage: `Usage: flagops keys create --db PATH --email E --role R [--description TEXT] [--read-only]
+  usage: `Usage: flagops keys create --db PATH|postgres://URL --email E --role R [--description TEXT] [--read-only]
 
   Prints the new key's secret to stdout (shown once). The user is created with the role when new.`,
   options: {
@@ -22,8 +22,9 @@ export const keysCommand: Command = {
     if (sub !== 'create') throw new InputError(`Unknown keys subcommand '${sub ?? ''}': use 'flagops keys create'.`);
     const missing = ['db', 'email', 'role'].filter((name) => stringOption(args, name) === undefined);
     if (missing.length > 0) throw new InputError('Missing options.', missing.map((name) => ({ property: `--${name}`, errorMessage: 'is required' })));
-    const store = openSqliteStore(stringOption(args, 'db') ?? '');
+    const store = openStore(stringOption(args, 'db') ?? '');
     try {
+      await store.open?.();
       const auth = new AuthService({ store, clock: Date.now });
       await auth.ensureBuiltinRoles();
       const { key, secret } = await auth.createKey({

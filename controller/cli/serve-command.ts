@@ -1,5 +1,5 @@
 import { readEnvConfig } from '../config.js';
-import { createConsole } from '../compose.js';
+import { createConsole, isPostgresUrl } from '../compose.js';
 import { InputError } from '../errors.js';
 import { DEFAULT_DURABILITY, DURABILITY_MODES, type Durability } from '../store/sqlite/open-sqlite-store.js';
 import { stringOption, type Command } from './command.js';
@@ -7,24 +7,32 @@ import { intOption, stderrLogger } from './cli-helpers.js';
 
 export const serveCommand: Command = {
   name: 'serve',
-  summary: 'Run the console HTTP API on a SQLite database',
-  usage: `Usage: flagops serve [--host 127.0.0.1] [--port 8080] [--db PATH|:memory:] [--public-url URL]
+  summary: 'Run the console HTTP API on SQLite (the default) or PostgreSQL',
+  usage: `Usage: flagops serve [--host 127.0.0.1] [--port 8080] [--db PATH|:memory:|postgres://URL] [--public-url URL]
                      [--webhook-timeout MS] [--rate-limit N] [--durability normal|full] [--log-level warn]
 
   With an empty database and FLAGOPS_BOOTSTRAP_KEY set, creates an admin key with that value;
   with neither keys nor the variable, generates an admin key and prints it once (to stderr).
   Prints "flagops console listening on http://HOST:PORT" to stdout when ready. --port 0 picks a free port.
+  --db defaults to $FLAGOPS_DB_URL, else ./.flagops/console.db. A postgres:// URL runs the console on
+  PostgreSQL: any number of replicas may serve one database (behind a load balancer) and behave as
+  one console; each replica migrates the schema at start (under a lock) and refuses a newer one.
+  SIGTERM or SIGINT: stops taking requests, finishes those in flight, hands its webhook deliveries
+  to the other replicas, then exits. GET /healthz (up), /readyz (database reachable) and /metrics
+  (Prometheus) need no key.
   --rate-limit N allows each key N requests per second (bursts of 2N), answering 429 with Retry-After
-  above; 0 (the default) turns it off.
+  above, per replica (behind a load balancer of R replicas a key gets up to R times N); 0 (the
+  default) turns it off.
   --durability says what an acknowledged write survives. normal (the default): WAL with
   synchronous=NORMAL; a crash of the process loses nothing, but an OS crash or power loss may roll
   back the writes acknowledged since the last WAL sync (the console checkpoints once a second); the
   database stays consistent. full: synchronous=FULL, every commit is fsynced before it is
-  acknowledged, at the cost of write throughput.`,
+  acknowledged, at the cost of write throughput. (SQLite only: on PostgreSQL, the server's own
+  synchronous_commit decides.)`,
   options: {
     host: { type: 'string', default: '127.0.0.1' },
     port: { type: 'string', default: '8080' },
-    db: { type: 'string', default: './.flagops/console.db' },
+    db: { type: 'string' },
     'public-url': { type: 'string' },
     'webhook-timeout': { type: 'string', default: '120000' },
     'log-level': { type: 'string', default: 'warn' },
@@ -44,8 +52,9 @@ export const serveCommand: Command = {
       throw new InputError('Invalid option.', [{ property: '--durability', errorMessage: `must be one of ${DURABILITY_MODES.join(', ')}` }]);
     }
     const env = readEnvConfig(io.env);
+    const db = stringOption(args, 'db') ?? env.dbUrl ?? './.flagops/console.db';
     const instance = createConsole({
-      db: stringOption(args, 'db') ?? './.flagops/console.db',
+      db,
       publicUrl: stringOption(args, 'public-url'),
       bootstrapKey: env.bootstrapKey,
       webhookTimeoutMs,
@@ -63,7 +72,7 @@ export const serveCommand: Command = {
     instance.setPublicUrl(shown);
     io.stdout(`flagops console listening on ${shown}\n`);
     if (!instance.bootstrap.created) {
-      io.stderr(`Need a key? flagops keys create --db ${stringOption(args, 'db') ?? './.flagops/console.db'} --email you@example.com --role admin\n`);
+      io.stderr(`Need a key? flagops keys create --db ${isPostgresUrl(db) ? "'<the same postgres:// URL>'" : db} --email you@example.com --role admin\n`);
     }
     await new Promise<void>((resolve) => {
       if (io.signal.aborted) resolve();

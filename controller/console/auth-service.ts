@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { AuthenticationError, ConflictError, InputError, NotFoundError } from '../errors.js';
-import type { KeyRecord, RoleRecord, Store, StoreRepos } from '../store/ports.js';
+import { DuplicateKeyError, type KeyRecord, type RoleRecord, type Store, type StoreRepos } from '../store/ports.js';
 import { BUILTIN_ROLES, READ_ONLY_SCOPE, type Actor } from './permissions.js';
 
 const KEY_PREFIX = 'console-';
@@ -63,11 +63,18 @@ export class AuthService {
   async bootstrap(secret: string | undefined): Promise<{ created: boolean; secret?: string; generated: boolean }> {
     await this.ensureBuiltinRoles();
     const value = secret ?? newSecret();
-    const created = await this.deps.store.transaction(async (tx) => {
-      if ((await tx.auth.countKeys()) > 0) return false;
-      await this.insertKeyIn(tx, { description: 'bootstrap admin key', userEmail: 'admin@localhost', role: 'admin' }, value);
-      return true;
-    });
+    let created: boolean;
+    try {
+      created = await this.deps.store.transaction(async (tx) => {
+        if ((await tx.auth.countKeys()) > 0) return false;
+        await this.insertKeyIn(tx, { description: 'bootstrap admin key', userEmail: 'admin@localhost', role: 'admin' }, value);
+        return true;
+      });
+    } catch (error) {
+      // Another replica counted no keys at the same moment and created the same key first.
+      if (!(error instanceof DuplicateKeyError)) throw error;
+      created = false;
+    }
     return created ? { created: true, secret: value, generated: secret === undefined } : { created: false, generated: false };
   }
 

@@ -338,6 +338,8 @@ export class WebhookDispatcher implements ValidationQueue {
       job.undelivered = false;
       return;
     }
+    // The settings cache keys on marks only requests refresh: learn what other replicas wrote first.
+    await this.deps.store.refreshMarks?.();
     const target = await this.deps.settings.webhookTarget();
     const left = review.validation.deadline - this.deps.clock();
     let failure: string | undefined;
