@@ -1,8 +1,11 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { UnavailableError } from '../errors.js';
 import type { Store } from '../store/ports.js';
 import type { AuthService } from './auth-service.js';
 import type { EntityService } from './entity-service.js';
+import { UNMATCHED_ROUTE, createConsoleMetrics, type ConsoleMetrics } from './http/console-metrics.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandler } from './http/error-handler.js';
 import { RateLimiter } from './http/rate-limiter.js';
 import { buildOpenApiDocument } from './http/openapi-document.js';
@@ -25,6 +28,8 @@ export interface ConsoleAppDeps {
   bodyLimit?: number;
   /** Requests per key: `perSecond` on average, bursts up to `burst`; 429 above. Off when absent. */
   rateLimit?: { perSecond: number; burst: number };
+  /** Served at `GET /metrics`; the app makes its own when absent. Pass one to count webhook deliveries into it. */
+  metrics?: ConsoleMetrics;
 }
 
 /** Longest path parameter the router passes to a route (an id may be at most 100 characters). */
@@ -34,6 +39,15 @@ declare module 'fastify' {
   interface FastifyRequest {
     actor?: Actor;
   }
+}
+
+/** An incoming `x-request-id` the console adopts: a short token that is safe in a log line and a header. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** A request's id: the caller's `x-request-id` when it is a short safe token (a proxy's trace), else a new one. */
+export function requestIdOf(request: IncomingMessage): string {
+  const header = request.headers['x-request-id'];
+  return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
 }
 
 /** Builds the console HTTP app. It never listens: the caller (serve, tests via inject) decides. */
@@ -49,7 +63,16 @@ export function buildConsoleApp(deps: ConsoleAppDeps): FastifyInstance {
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
+    requestIdHeader: false,
+    genReqId: requestIdOf,
+    // One line per request, written by the onResponse hook below with the route, the status and the
+    // acting key, instead of Fastify's two (incoming, completed) without them.
+    logController: new LogController({ disableRequestLogging: true }),
   });
+  const metrics = deps.metrics ?? createConsoleMetrics();
+  metrics.readReviewsFrom(deps.store.reviews);
+  // Decided once: with logging off, the request path builds no log objects.
+  const logRequests = deps.logger !== undefined && deps.logger !== false && (app.log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.('info') === true;
   const catalog = new RouteCatalog();
   installErrorHandler(app);
 
@@ -75,6 +98,7 @@ export function buildConsoleApp(deps: ConsoleAppDeps): FastifyInstance {
     done();
   });
   app.addHook('onRequest', (request, reply, done) => {
+    void reply.header('x-request-id', request.id);
     // A request that arrives on an open connection while the console drains: in-flight requests
     // finish, new ones are turned away (a load balancer retries them on another replica).
     if (closing) {
@@ -94,6 +118,7 @@ export function buildConsoleApp(deps: ConsoleAppDeps): FastifyInstance {
       deps.auth.authenticate(Array.isArray(header) ? header[0] : header).then((actor) => {
         try {
           request.actor = actor;
+          if (logRequests) request.log = request.log.child({ keyId: actor.keyId });
           limiter?.take(actor.keyId ?? actor.userEmail);
         } catch (error) {
           done(error as Error);
@@ -108,6 +133,17 @@ export function buildConsoleApp(deps: ConsoleAppDeps): FastifyInstance {
     else signIn();
   });
 
+  // After the response went out: counted and logged off the request's critical path.
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url;
+    const status = reply.statusCode;
+    metrics.request(request.method, route, status, reply.elapsedTime / 1000);
+    // The error handler answers 500 only for unexpected errors (a failing store, a bug).
+    if (status === 500) metrics.storeError();
+    if (logRequests) request.log.info({ method: request.method, route: route ?? UNMATCHED_ROUTE, status, responseTime: reply.elapsedTime }, 'request completed');
+    done();
+  });
+
   for (const service of deps.entities) registerEntityRoutes(app, catalog, service);
   registerKeyRoutes(app, catalog, deps.auth, deps.store);
   registerAuditRoutes(app, catalog, deps.store);
@@ -116,6 +152,6 @@ export function buildConsoleApp(deps: ConsoleAppDeps): FastifyInstance {
   let openApi: unknown;
   app.get('/openapi.json', async () => (openApi ??= buildOpenApiDocument(catalog, deps.publicUrl())));
   app.get('/health', async () => ({ status: 'ok' }));
-  registerHealthRoutes(app);
+  registerHealthRoutes(app, { store: deps.store, isClosing: () => closing, metrics });
   return app;
 }
