@@ -10,9 +10,44 @@ export function intOption(args: ParsedArgs, name: string, min: number, max: numb
   return Number(text);
 }
 
-/** Pino options that send the console's logs to stderr (stdout carries results only). */
-export function stderrLogger(io: CliIO, level: string): { level: string; stream: { write(line: string): void } } {
-  return { level, stream: { write: (line: string) => io.stderr(line) } };
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/**
+ * Where a secret could appear in a log line: the key headers of a request (the console's own, the
+ * pre-commit webhook's, an Authorization header) and secrets in a logged object. The console logs no
+ * request headers or bodies; these paths keep a future log call from leaking one.
+ */
+export const LOG_REDACT_PATHS = [
+  'req.headers["service-api-key"]',
+  'req.headers["x-service-webhook-key"]',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers["service-api-key"]',
+  'headers["x-service-webhook-key"]',
+  'headers.authorization',
+  'req.body',
+  'body',
+  'secret',
+  '*.secret',
+  'webhookKey',
+  '*.webhookKey',
+];
+
+export interface StderrLoggerOptions {
+  level: string;
+  stream: { write(line: string): void };
+  redact: { paths: string[]; censor: string };
+}
+
+/**
+ * Pino options that send the console's logs to stderr as JSON lines (stdout carries results only):
+ * one line per request with reqId, keyId, method, route, status and responseTime; secrets redacted.
+ */
+export function stderrLogger(io: CliIO, level: string): StderrLoggerOptions {
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) {
+    throw new InputError('Invalid option.', [{ property: '--log-level', errorMessage: `must be one of ${LOG_LEVELS.join(', ')}` }]);
+  }
+  return { level, stream: { write: (line: string) => io.stderr(line) }, redact: { paths: [...LOG_REDACT_PATHS], censor: '[redacted]' } };
 }
 
 /**
