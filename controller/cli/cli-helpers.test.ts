@@ -38,7 +38,7 @@ describe('stderrLogger: the console log', () => {
     });
     expect(res.statusCode, res.body).toBe(200);
     const requestId = res.headers['x-request-id'];
-    expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(requestId).toMatch(/^[0-9a-f]{16}-[0-9a-z]+$/);
 
     const lines = parsed(logged.lines.slice(before));
     expect(lines).toEqual([
@@ -65,9 +65,10 @@ describe('stderrLogger: the console log', () => {
     expect(adopted.headers['x-request-id']).toBe('lb-7f3a.42');
     const unsafe = 'evil\u0000id {"keyId":"x"}';
     const replaced = await instance.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': unsafe } });
-    expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f]{16}-[0-9a-z]+$/);
     const replacedTooLong = await instance.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'a'.repeat(129) } });
-    expect(replacedTooLong.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(replacedTooLong.headers['x-request-id']).toMatch(/^[0-9a-f]{16}-[0-9a-z]+$/);
+    expect(replacedTooLong.headers['x-request-id']).not.toBe(replaced.headers['x-request-id']);
 
     const lines = parsed(logged.lines);
     expect(lines).toContainEqual(expect.objectContaining({ reqId: 'lb-7f3a.42', route: '/console/v1/gates', status: 200, keyId: expect.any(String) }));

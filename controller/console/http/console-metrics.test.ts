@@ -93,6 +93,22 @@ describe('GET /metrics', () => {
 });
 
 describe('createConsoleMetrics', () => {
+  it('puts each duration in the first bucket whose bound it does not exceed, cumulatively, and scrapes the same totals twice', async () => {
+    const metrics = createConsoleMetrics();
+    for (const seconds of [0.0003, 0.001, 0.003, 0.003, 0.2, 100]) metrics.request('GET', '/console/v1/gates/:id', 200, seconds);
+    metrics.request('GET', undefined, 404, 0.0001);
+    for (let scrape = 0; scrape < 2; scrape++) {
+      const text = await metrics.registry.metrics();
+      expect(text).toContain('# TYPE flagops_http_request_duration_seconds histogram');
+      const bucket = (le: string) => sample(text, `flagops_http_request_duration_seconds_bucket{le="${le}",method="GET",route="/console/v1/gates/:id"}`);
+      expect([bucket('0.0005'), bucket('0.001'), bucket('0.0025'), bucket('0.005'), bucket('0.1'), bucket('0.25'), bucket('60'), bucket('+Inf')]).toEqual([1, 2, 2, 4, 4, 5, 5, 6]);
+      expect(sample(text, 'flagops_http_request_duration_seconds_count{method="GET",route="/console/v1/gates/:id"}')).toBe(6);
+      expect(sample(text, 'flagops_http_request_duration_seconds_sum{method="GET",route="/console/v1/gates/:id"}')).toBeCloseTo(100.2073, 6);
+      expect(sample(text, 'flagops_http_requests_total{method="GET",route="/console/v1/gates/:id",status="200"}')).toBe(6);
+      expect(sample(text, 'flagops_http_requests_total{method="GET",route="unmatched",status="404"}')).toBe(1);
+    }
+  });
+
   it('counts webhook deliveries by outcome', async () => {
     const metrics = createConsoleMetrics();
     metrics.webhookDelivery('delivered');
