@@ -2,7 +2,10 @@ import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'pr
 import { REVIEW_STATUSES } from '../../../schemas/review.js';
 import type { ReviewRepo } from '../../store/ports.js';
 
-/** How one pre-commit webhook delivery ended. */
+/**
+ * A pre-commit webhook outcome: an attempt the receiver accepted (2xx) or not (any other answer, no
+ * answer in time, a network error), or a review whose validation window ended undecided.
+ */
 export type WebhookOutcome = 'delivered' | 'failed' | 'timed_out';
 
 /** The route label of a request no route matched (a 404, a malformed URL): never the raw URL. */
@@ -16,7 +19,7 @@ export interface ConsoleMetrics {
   readonly registry: Registry;
   /** One answered request; `route` is the matched route pattern, or undefined when none matched. */
   request(method: string, route: string | undefined, status: number, seconds: number): void;
-  /** One pre-commit webhook delivery that ended. */
+  /** One delivery attempt that ended (`delivered`, `failed`), or one review whose window ran out (`timed_out`). */
   webhookDelivery(outcome: WebhookOutcome): void;
   /** One request that ended in a 500 (an unexpected error, typically the store failing). */
   storeError(): void;
@@ -116,7 +119,7 @@ export function createConsoleMetrics(): ConsoleMetrics {
   );
   const deliveries = new Counter({
     name: 'flagops_webhook_deliveries_total',
-    help: 'Pre-commit webhook deliveries that ended, by outcome (delivered, failed, timed_out).',
+    help: 'Pre-commit webhook outcomes: delivered and failed count delivery attempts; timed_out counts reviews whose validation window ended undecided.',
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
