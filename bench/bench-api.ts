@@ -5,11 +5,15 @@
  *   (c) PATCH /console/v1/gates/{id}  on a SQLite file (WAL)      — target ≥ 1,500 req/s, no write lost
  * (b) and (c) run on `flagops serve --durability normal` (the default) and again on a second console
  * with `--durability full` (an fsync per commit); the report gives the ratio full/normal of each.
+ * With `--db postgres://USER@HOST:PORT/DB`, (b) and (c) also run on a console on PostgreSQL (a scratch
+ * database created on that server and dropped afterwards), and a second replica on the same database
+ * checks read-after-write across replicas: PATCH on one, GET on the other at once, N times — targets
+ * PostgreSQL reads ≥ 0.8 × SQLite reads, PATCH ≥ 1,000 req/s, 0 writes lost, 0 stale reads.
  * Every server runs in its own child process (the compiled CLI for b and c), autocannon runs here,
  * so load generator and server don't share a core. Each PATCH sets a new description, so each 2xx
  * must be one new version: after the run, GET versions' totalItems is compared with the 2xx count.
  *
- *   npm run bench:api [-- --duration 5 --warmup 2 --connections 10 --no-build]
+ *   npm run bench:api [-- --duration 5 --warmup 2 --connections 10 --no-build --db postgres://… --checks 500]
  */
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +22,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import type { Durability } from '../controller/store/sqlite/open-sqlite-store.js';
 import { ChildProcesses, type Server } from './child-processes.js';
 
@@ -27,8 +32,13 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '10' },
     'no-build': { type: 'boolean', default: false },
+    db: { type: 'string' },
+    checks: { type: 'string', default: '500' },
   },
 });
+const PG_URL = values.db;
+if (PG_URL !== undefined && !/^postgres(ql)?:\/\//.test(PG_URL)) throw new Error(`--db must be a postgres:// URL, not '${PG_URL}'`);
+const CHECKS = Number(values.checks);
 const DURATION = Number(values.duration);
 const WARMUP = Number(values.warmup);
 const CONNECTIONS = Number(values.connections);
@@ -38,6 +48,8 @@ const GATE = 'bench_gate';
 
 const READ_RATIO_TARGET = 0.7;
 const WRITE_RATE_TARGET = 1500;
+const PG_READ_RATIO_TARGET = 0.8;
+const PG_WRITE_RATE_TARGET = 1000;
 
 const children = new ChildProcesses(ROOT);
 const startChild = (args: string[], env: Record<string, string>, ready: RegExp): Promise<Server> => children.start(args, env, ready);
@@ -92,7 +104,7 @@ async function measure(name: string, server: ChildProcess, options: autocannon.O
 }
 
 interface ConsoleRun {
-  durability: Durability;
+  durability: string;
   read: Measured;
   write: Measured;
   writes2xx: number;
@@ -108,7 +120,7 @@ interface ConsoleRun {
  * GETs then PATCHes of the gate on one console. Each PATCH sets a new description, so each 2xx must
  * be one new version: afterwards, GET versions' totalItems is compared with the 2xx count.
  */
-async function measureConsole(durability: Durability, server: Server): Promise<ConsoleRun> {
+async function measureConsole(durability: string, server: Server): Promise<ConsoleRun> {
   const base = server.url;
   const suffix = durability === 'normal' ? '' : `, ${durability}`;
   const read = await measure(`(b) GET gate${suffix}`, server.child, { url: `${base}/console/v1/gates/${GATE}`, headers: { 'SERVICE-API-KEY': ADMIN } });
@@ -171,6 +183,41 @@ try {
   const fullServer = await startConsole('full');
   const full = await measureConsole('full', fullServer);
 
+  let postgres: { run: ConsoleRun; stale: number; checks: number } | undefined;
+  if (PG_URL !== undefined) {
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    const scratch = `flagops_bench_${process.pid}`;
+    await admin.query(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${scratch}`);
+    const url = new URL(PG_URL);
+    url.pathname = `/${scratch}`;
+    try {
+      const serveArgs = [join(ROOT, 'bin', 'flagops.js'), 'serve', '--port', '0', '--db', url.toString()];
+      const replicaA = await startChild(serveArgs, { FLAGOPS_BOOTSTRAP_KEY: ADMIN }, /listening on (http:\/\/\S+)/);
+      const replicaB = await startChild(serveArgs, { FLAGOPS_BOOTSTRAP_KEY: ADMIN }, /listening on (http:\/\/\S+)/);
+      await api(replicaA.url, 'POST', '/console/v1/gates', { id: GATE, name: 'bench gate', description: 'benchmark', tags: ['bench'], rules: [rule('staff', 100), rule('beta', 20)] });
+      const run = await measureConsole('postgres', replicaA);
+      // Read-after-write across replicas: every GET on one replica right after a PATCH acknowledged by
+      // the other. A gate of its own: PATCHes autocannon left in flight may still land on the first.
+      let stale = 0;
+      const CHECK_GATE = 'bench_check_gate';
+      await api(replicaA.url, 'POST', '/console/v1/gates', { id: CHECK_GATE, name: 'bench check gate' });
+      for (let i = 0; i < CHECKS; i++) {
+        const [writer, reader] = i % 2 === 0 ? [replicaA, replicaB] : [replicaB, replicaA];
+        await api(writer.url, 'PATCH', `/console/v1/gates/${CHECK_GATE}`, { description: `check ${i}` });
+        const seen = ((await api(reader.url, 'GET', `/console/v1/gates/${CHECK_GATE}`))['data'] as Record<string, unknown>)['description'];
+        if (seen !== `check ${i}`) stale++;
+      }
+      process.stderr.write(`  cross-replica read-after-write: ${stale} stale of ${CHECKS}\n`);
+      postgres = { run, stale, checks: CHECKS };
+    } finally {
+      await stopAll();
+      await admin.query(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`);
+      await admin.end();
+    }
+  }
+
   const readRatio = normal.read.rps / a.result.rps;
   const writeRatio = normal.write.rps / a.result.rps;
   const cpu = (m: Measured): string => (m.cpuPerRequest === undefined ? '-' : m.cpuPerRequest.toFixed(0));
@@ -178,7 +225,7 @@ try {
     `| ${m.name.padEnd(22)} | ${String(Math.round(m.rps)).padStart(7)} | ${m.p99.toFixed(0).padStart(6)} | ${cpu(m).padStart(13)} | ${String(m.ok).padStart(7)} | ${String(m.non2xx + m.errors).padStart(6)} |`;
   const cpuRatio = a.result.cpuPerRequest && normal.read.cpuPerRequest ? (a.result.cpuPerRequest / normal.read.cpuPerRequest).toFixed(2) : '-';
   const kept = (m: ConsoleRun): string =>
-    `writes kept (--durability ${m.durability}): ${m.writes2xx} PATCH 2xx (warm-up + run) → ${m.newVersions} new versions (gate now at version ${m.gateVersion}); ` +
+    `writes kept (${m.durability === 'postgres' ? 'PostgreSQL' : `--durability ${m.durability}`}): ${m.writes2xx} PATCH 2xx (warm-up + run) → ${m.newVersions} new versions (gate now at version ${m.gateVersion}); ` +
     `lost: ${m.lost}, applied but cut off by the deadline: ${m.unacknowledged} (at most ${2 * CONNECTIONS}) ${m.ok ? 'ok' : 'WRITES LOST'}`;
   const lines = [
     `bench:api — ${new Date().toISOString()} — node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'})`,
@@ -199,6 +246,18 @@ try {
     kept(normal),
     kept(full),
   ];
+  if (postgres) {
+    const { run, stale, checks } = postgres;
+    const pgRead = run.read.rps / normal.read.rps;
+    lines.splice(lines.indexOf(row(full.write)) + 1, 0, row(run.read), row(run.write));
+    lines.push(
+      `PostgreSQL reads / SQLite reads = ${pgRead.toFixed(2)} (target ≥ ${PG_READ_RATIO_TARGET}) ${pgRead >= PG_READ_RATIO_TARGET ? 'ok' : 'BELOW TARGET'}`,
+      `PostgreSQL PATCH ${Math.round(run.write.rps)} req/s (target ≥ ${PG_WRITE_RATE_TARGET}) ${run.write.rps >= PG_WRITE_RATE_TARGET ? 'ok' : 'BELOW TARGET'}`,
+      kept(run),
+      `cross-replica read-after-write: ${stale} stale of ${checks} (target 0) ${stale === 0 ? 'ok' : 'STALE READS'}`,
+    );
+    if (!run.ok || stale > 0 || pgRead < PG_READ_RATIO_TARGET || run.write.rps < PG_WRITE_RATE_TARGET) exitCode = 1;
+  }
   process.stdout.write(`${lines.join('\n')}\n`);
   if (!normal.ok || !full.ok) exitCode = 1;
 } catch (error) {

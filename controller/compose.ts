@@ -78,7 +78,9 @@ export function isPostgresUrl(db: string): boolean {
 /** The store a `--db` value names (the PostgreSQL one still to be opened: `await store.open?.()`). */
 export function openStore(db: string, options: { durability?: Durability; onError?: (error: Error) => void } = {}): Store {
   if (db === 'fake') return createMemoryStore();
-  if (isPostgresUrl(db)) return createPostgresStore(db, { onError: options.onError });
+  // The same promise on both stores: normal survives a crash of the console process, full an OS crash
+  // or power loss too (SQLite: synchronous NORMAL or FULL; PostgreSQL: synchronous_commit off or on).
+  if (isPostgresUrl(db)) return createPostgresStore(db, { onError: options.onError, synchronousCommit: options.durability === 'full' ? 'on' : 'off' });
   return openSqliteStore(db, undefined, { durability: options.durability });
 }
 

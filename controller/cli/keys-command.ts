@@ -22,7 +22,8 @@ export const keysCommand: Command = {
     if (sub !== 'create') throw new InputError(`Unknown keys subcommand '${sub ?? ''}': use 'flagops keys create'.`);
     const missing = ['db', 'email', 'role'].filter((name) => stringOption(args, name) === undefined);
     if (missing.length > 0) throw new InputError('Missing options.', missing.map((name) => ({ property: `--${name}`, errorMessage: 'is required' })));
-    const store = openStore(stringOption(args, 'db') ?? '');
+    // A key is written once and must survive anything: the durable mode whatever the console runs with.
+    const store = openStore(stringOption(args, 'db') ?? '', { durability: 'full' });
     try {
       await store.open?.();
       const auth = new AuthService({ store, clock: Date.now });

@@ -27,8 +27,9 @@ export const serveCommand: Command = {
   synchronous=NORMAL; a crash of the process loses nothing, but an OS crash or power loss may roll
   back the writes acknowledged since the last WAL sync (the console checkpoints once a second); the
   database stays consistent. full: synchronous=FULL, every commit is fsynced before it is
-  acknowledged, at the cost of write throughput. (SQLite only: on PostgreSQL, the server's own
-  synchronous_commit decides.)`,
+  acknowledged, at the cost of write throughput. On PostgreSQL: normal sets synchronous_commit=off
+  for the console's connections (a crash of the PostgreSQL server may lose the writes acknowledged
+  in its last ~0.6 s; a crash of a replica loses nothing), full sets it on.`,
   options: {
     host: { type: 'string', default: '127.0.0.1' },
     port: { type: 'string', default: '8080' },

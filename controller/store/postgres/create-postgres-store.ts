@@ -19,6 +19,13 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 export interface PostgresStoreOptions {
   /** Most connections the pool opens (the LISTEN connection is one more). */
   poolSize?: number;
+  /**
+   * The server's synchronous_commit for this store's connections: 'on' (every commit is flushed to
+   * the WAL on disk before it is acknowledged) or 'off' (flushed within 3 × wal_writer_delay, about
+   * 0.6 s: a crash of the PostgreSQL server, not of a replica, may lose the writes acknowledged in
+   * that time). Unset: the server's own setting.
+   */
+  synchronousCommit?: 'on' | 'off';
   connectTimeoutMs?: number;
   /** The schema's migrations; tests pass others. */
   migrations?: PgMigration[];
@@ -95,7 +102,13 @@ function repos(ctx: PgContext): StoreRepos {
 export function createPostgresStore(url: string, options: PostgresStoreOptions = {}): Store {
   const types = numberTypes();
   const connectionTimeoutMillis = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? DEFAULT_POOL_SIZE, connectionTimeoutMillis, types });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? DEFAULT_POOL_SIZE,
+    connectionTimeoutMillis,
+    types,
+    ...(options.synchronousCommit === undefined ? {} : { options: `-c synchronous_commit=${options.synchronousCommit}` }),
+  });
   // An idle pooled connection that drops emits on the pool; unhandled, that would end the process.
   pool.on('error', (error) => options.onError?.(error));
   const listener = new PgListener(
