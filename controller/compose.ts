@@ -16,6 +16,7 @@ import { FsRepoReader } from './source/fs-repo-reader.js';
 import { watchRepo } from './source/watch-repo.js';
 import { AuthService } from './console/auth-service.js';
 import { buildConsoleApp } from './console/build-console-app.js';
+import { createConsoleMetrics } from './console/http/console-metrics.js';
 import { EntityService } from './console/entity-service.js';
 import { ALL_KINDS } from './console/kinds/all-kinds.js';
 import { ReviewService } from './console/reviews/review-service.js';
@@ -99,6 +100,7 @@ export function createConsole(options: ConsoleOptions): ConsoleInstance {
   const services = new Map(ALL_KINDS.map((def) => [def.kind, new EntityService(def, { store, clock, publicUrl: () => publicUrl, beforeDirectWrite })]));
   const webhookTimeoutMs = options.webhookTimeoutMs ?? 120_000;
   const changes = new ReviewChanges();
+  const metrics = createConsoleMetrics();
   const webhooks = new WebhookDispatcher({
     store,
     clock,
@@ -108,6 +110,7 @@ export function createConsole(options: ConsoleOptions): ConsoleInstance {
     changes,
     owner: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
     leaseMs: deliveryLeaseMs(webhookTimeoutMs),
+    metrics,
   });
   const reviews = new ReviewService({ store, clock, entities: services, settings, webhookTimeoutMs, queue: webhooks, changes });
   const app = buildConsoleApp({
@@ -116,6 +119,7 @@ export function createConsole(options: ConsoleOptions): ConsoleInstance {
     entities: [...services.values()],
     publicUrl: () => publicUrl,
     logger: options.logger,
+    metrics,
     bodyLimit: options.bodyLimit,
     rateLimit: options.rateLimitPerSecond ? { perSecond: options.rateLimitPerSecond, burst: 2 * options.rateLimitPerSecond } : undefined,
     extraRoutes: [

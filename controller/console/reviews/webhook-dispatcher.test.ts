@@ -92,6 +92,20 @@ describe('WebhookDispatcher', () => {
     expect((await call(second, 'GET', '/console/v1/gates/gate1')).json().data.isEnabled).toBe(false);
   });
 
+  it('counts deliveries by outcome in /metrics: failed attempts, then the delivery', async () => {
+    receiver.respondWith(503);
+    const instance = await start();
+    const id = await pendingReview(instance);
+    await waitUntil(async () => ((await review(instance, id)).validation.attempts >= 1 ? true : undefined), 5000, 'a failed attempt');
+    receiver.respondWith(200);
+    await waitUntil(async () => ((await review(instance, id)).validation.deliveredTime !== null ? true : undefined), 5000, 'the delivery');
+    const text = (await instance.app.inject({ method: 'GET', url: '/metrics' })).body;
+    const count = (outcome: string): number => Number(new RegExp(`flagops_webhook_deliveries_total\\{outcome="${outcome}"\\} (\\d+)`).exec(text)?.[1]);
+    expect(count('delivered')).toBe(1);
+    expect(count('failed')).toBeGreaterThanOrEqual(1);
+    expect(count('timed_out')).toBe(0);
+  });
+
   it('does not resend a delivered webhook after a restart, but keeps waiting for the decision', async () => {
     const first = await start();
     const id = await pendingReview(first);

@@ -46,6 +46,8 @@ export interface WebhookDispatcherDeps {
   owner?: string;
   /** How long a delivery lease lasts without renewal: how soon another replica takes over a dead one's. */
   leaseMs?: number;
+  /** Counts delivery outcomes for /metrics. */
+  metrics?: { webhookDelivery(outcome: 'delivered' | 'failed' | 'timed_out'): void };
 }
 
 interface Job {
@@ -306,6 +308,7 @@ export class WebhookDispatcher implements ValidationQueue {
       return true;
     });
     if (expired) {
+      this.deps.metrics?.webhookDelivery('timed_out');
       this.announce([reviewId]);
       this.deps.log('pre-commit validation timed out', { review: reviewId });
     }
@@ -372,6 +375,7 @@ export class WebhookDispatcher implements ValidationQueue {
         job.abortAttempt = undefined;
       }
     }
+    this.deps.metrics?.webhookDelivery(failure === undefined ? 'delivered' : 'failed');
     if (failure === undefined) {
       job.undelivered = false;
       if (job.deliveryTaken) return;
