@@ -9,6 +9,7 @@ import {
   JsonObjectSchema,
   NullableStringSchema,
   OwnerSchema,
+  responseShape,
   TagsSchema,
   TargetAppsSchema,
   TEAM_DEFAULTS,
@@ -77,7 +78,7 @@ export const DynamicConfigPatchSchema = DynamicConfigWritableSchema.partial().me
 export const DynamicConfigSchema = z
   .strictObject({
     id: EntityIdSchema,
-    ...fields,
+    ...responseShape(fields, ['creatorID', 'creatorEmail', 'schema', 'schemaJson5', 'team', 'teamID', 'releasePipelineID']),
     rules: z.array(DynamicConfigRuleSchema.extend(RuleRolloutShape)),
     isTemplate: z.boolean().describe('Whether this config is a template.'),
     ...ComputedResponseShape,

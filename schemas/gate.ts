@@ -9,6 +9,7 @@ import {
   MonitoringMetricSchema,
   NullableStringSchema,
   OwnerSchema,
+  responseShape,
   ReviewSettingsSchema,
   TagsSchema,
   TargetAppsSchema,
@@ -79,7 +80,7 @@ export const GATE_STATUSES = ['In Progress', 'Launched', 'Disabled', 'Archived']
 export const GateSchema = z
   .strictObject({
     id: EntityIdSchema,
-    ...fields,
+    ...responseShape(fields, ['creatorID', 'creatorEmail', 'team', 'teamID', 'releasePipelineID']),
     rules: z.array(GateRuleSchema.extend(RuleRolloutShape)),
     status: z.enum(GATE_STATUSES).describe('In Progress, Launched, Disabled or Archived.'),
     typeReason: z.string().describe('Why the gate has its type (NONE when set by hand).'),

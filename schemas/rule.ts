@@ -16,10 +16,14 @@ const ruleBase = {
   environments: z.array(z.string().min(1, 'must not be empty')).nullable().optional().describe('Environments the rule applies to; null means all.'),
 };
 
-/** Response-only rollout fields the console adds to every rule. */
+/**
+ * Response-only rollout fields every rule carries (spec: "in responses a rule additionally carries").
+ * The embedded console schedules no automated rollouts, so both lists are empty; files and request
+ * bodies may not set them.
+ */
 export const RuleRolloutShape = {
-  completedAutomatedRollouts: z.array(AutomatedRolloutSchema).optional(),
-  pendingAutomatedRollouts: z.array(AutomatedRolloutSchema).optional(),
+  completedAutomatedRollouts: z.array(AutomatedRolloutSchema).describe('Automated rollout steps already applied.'),
+  pendingAutomatedRollouts: z.array(AutomatedRolloutSchema).describe('Automated rollout steps still scheduled.'),
 } as const;
 
 export const GateRuleSchema = z.strictObject(ruleBase).describe('A gate or segment rule.').meta({ id: 'GateRule' });

@@ -6,6 +6,7 @@ import { parseWith } from '../core/zod-errors.js';
 import { ConflictError, InputError, NotAllowedError, NotFoundError, type FieldError } from '../errors.js';
 import { DuplicateKeyError, type EntityRecord, type JsonObject, type Page, type Store } from '../store/ports.js';
 import type { EntityLookup, KindDef } from './kinds/kind-def.js';
+import { conformToSchema } from './kinds/response-shape.js';
 import type { Actor } from './permissions.js';
 
 export type EntityOp =
@@ -137,7 +138,7 @@ export class EntityService {
       permalink: `${this.deps.publicUrl()}/console/v1/${itemPath}/${encodeURIComponent(id)}`,
     });
     if ('statusBeforeArchive' in out) delete out['statusBeforeArchive'];
-    return out;
+    return conformToSchema(this.def.schemas.response, out);
   }
 
   /**
