@@ -127,7 +127,7 @@ export const SERVER_FIELDS = [
   'store0100Exposures',
 ] as const;
 
-type NullToOptional<S> = S extends z.ZodNullable<infer I> ? z.ZodOptional<I> : S;
+type NullToOptional<S> = S extends z.ZodNullable<infer I> ? z.ZodOptional<I> : S extends z.ZodOptional<z.ZodNullable<infer I>> ? z.ZodOptional<I> : S;
 export type ResponseShape<T extends z.ZodRawShape, K extends keyof T> = { [P in keyof T]: P extends K ? T[P] : NullToOptional<T[P]> };
 
 /**
@@ -138,9 +138,11 @@ export type ResponseShape<T extends z.ZodRawShape, K extends keyof T> = { [P in 
 export function responseShape<T extends z.ZodRawShape, K extends keyof T = never>(shape: T, nullable: readonly K[] = []): ResponseShape<T, K> {
   const out: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(shape)) {
-    if (field instanceof z.ZodNullable && !(nullable as readonly string[]).includes(key)) {
-      const optional = (field.unwrap() as z.ZodType).optional();
-      out[key] = field.description === undefined ? optional : optional.describe(field.description);
+    const inner: unknown = field instanceof z.ZodOptional ? field.unwrap() : field;
+    if (inner instanceof z.ZodNullable && !(nullable as readonly string[]).includes(key)) {
+      const optional = (inner.unwrap() as z.ZodType).optional();
+      const description = (field as z.ZodType).description ?? (inner as z.ZodType).description;
+      out[key] = description === undefined ? optional : optional.describe(description);
     } else out[key] = field;
   }
   return out as ResponseShape<T, K>;

@@ -15,7 +15,7 @@ import {
   TEAM_DEFAULTS,
   TeamShape,
 } from './common.js';
-import { DynamicConfigRuleSchema, RuleRolloutShape } from './rule.js';
+import { DynamicConfigRuleSchema, RuleResponseShape } from './rule.js';
 
 /** Writable fields of a dynamic config (spec endpoints 2 and 3). */
 const fields = {
@@ -79,7 +79,7 @@ export const DynamicConfigSchema = z
   .strictObject({
     id: EntityIdSchema,
     ...responseShape(fields, ['creatorID', 'creatorEmail', 'schema', 'schemaJson5', 'team', 'teamID', 'releasePipelineID']),
-    rules: z.array(DynamicConfigRuleSchema.extend(RuleRolloutShape)),
+    rules: z.array(DynamicConfigRuleSchema.extend(RuleResponseShape)),
     isTemplate: z.boolean().describe('Whether this config is a template.'),
     ...ComputedResponseShape,
   })

@@ -24,7 +24,7 @@ import {
   TEAM_DEFAULTS,
   TeamShape,
 } from './common.js';
-import { GateRuleSchema, RuleRolloutShape } from './rule.js';
+import { GateRuleSchema, RuleResponseShape } from './rule.js';
 
 export const EXPERIMENT_STATUSES = ['setup', 'active', 'decision_made', 'abandoned'] as const;
 export type ExperimentStatus = (typeof EXPERIMENT_STATUSES)[number];
@@ -368,7 +368,7 @@ export const ExperimentSchema = z
         parameterValues: JsonObjectSchema.describe('Parameter values the group serves ({} when none).'),
       }),
     ),
-    inlineTargetingRules: z.array(ExperimentTargetingRuleSchema.required({ id: true }).extend(RuleRolloutShape)),
+    inlineTargetingRules: z.array(ExperimentTargetingRuleSchema.extend(RuleResponseShape)),
     status: z.enum(EXPERIMENT_STATUSES).describe('setup → active → decision_made | abandoned; changed only by the start, make_decision and abandon actions.'),
     startTime: z.number().optional().describe('When the experiment started (epoch ms); absent before the start.'),
     endTime: z.number().optional().describe('When it concluded (epoch ms); absent while it runs.'),

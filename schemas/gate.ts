@@ -16,7 +16,7 @@ import {
   TEAM_DEFAULTS,
   TeamShape,
 } from './common.js';
-import { GateRuleSchema, RuleRolloutShape } from './rule.js';
+import { GateRuleSchema, RuleResponseShape } from './rule.js';
 
 export const GATE_TYPES = ['PERMANENT', 'TEMPORARY'] as const;
 
@@ -81,7 +81,7 @@ export const GateSchema = z
   .strictObject({
     id: EntityIdSchema,
     ...responseShape(fields, ['creatorID', 'creatorEmail', 'team', 'teamID', 'releasePipelineID']),
-    rules: z.array(GateRuleSchema.extend(RuleRolloutShape)),
+    rules: z.array(GateRuleSchema.extend(RuleResponseShape)),
     status: z.enum(GATE_STATUSES).describe('In Progress, Launched, Disabled or Archived.'),
     typeReason: z.string().describe('Why the gate has its type (NONE when set by hand).'),
     checksPerHour: z.number().describe('Evaluations per hour; the embedded console has no SDK traffic, so 0.'),
