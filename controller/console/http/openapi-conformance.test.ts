@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FULL_EXPERIMENT, SOURCE_BODY } from '../../test-support/experiment-fixtures.js';
-import { conformanceOf, OpenApiConformance, recordResponses, type RecordedResponse } from '../../test-support/openapi-conformance.js';
+import { conformanceOf, recordResponses, type OpenApiConformance, type RecordedResponse } from '../../test-support/openapi-conformance.js';
 import { apiPathOf, SAMPLE_ENTITIES } from '../../test-support/sample-entities.js';
 import { createTestConsole, type TestConsole } from '../../test-support/test-console.js';
 
