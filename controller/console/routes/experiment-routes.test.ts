@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EXPERIMENT_DEFAULTS, ExperimentSchema } from '../../../schemas/experiment.js';
 import { createExperiment, FULL_EXPERIMENT, groups, ok, useExperimentConsole, type Body } from '../../test-support/experiment-fixtures.js';
+import { EXPERIMENT, EXPERIMENT_GROUP, EXPERIMENT_UNSET_FIELDS, specProblems } from '../../test-support/spec-fields.js';
 import { storeSnapshot } from '../../test-support/validation-table.js';
 
 const NOW = 1_700_000_000_000;
@@ -8,55 +9,13 @@ const env = useExperimentConsole(NOW);
 
 const BASE = '/console/v1/experiments';
 
-/** The spec's "Experiment version" fields, by the type it gives them. */
-const SPEC_FIELDS = {
-  string: [
-    'id', 'idType', 'description', 'lastModifierID', 'lastModifierEmail', 'lastModifierName', 'creatorName', 'creatorID', 'creatorEmail', 'hypothesis',
-    'targetingGateID', 'defaultConfidenceInterval', 'status', 'decisionReason', 'layerID', 'healthCheckStatus', 'experimentType', 'permalink', 'name',
-    'team', 'teamID', 'secondaryIDType', 'identifierMappingMode', 'identityResolutionSource', 'controlGroupID', 'launchedGroupID', 'assignmentSourceName',
-    'assignmentSourceExperimentName', 'scheduledReloadType', 'analysisEndTime', 'analyticsType', 'sprtBaselineMode', 'subtype', 'externalExperimentName',
-    'inlineTargetingRulesJSON',
-  ],
-  number: [
-    'lastModifiedTime', 'createdTime', 'startTime', 'endTime', 'decisionTime', 'allocation', 'version', 'duration', 'targetExposures', 'defaultRollupWindow',
-    'defaultChanceToBeatThreshold', 'allocationDuration', 'cohortedAnalysisDuration', 'fixedAnalysisDuration', 'scheduledReloadHour', 'defaultSPRTPowerParam',
-    'defaultSPRTMDE',
-  ],
-  boolean: [
-    'bonferroniCorrection', 'isStale', 'sequentialTesting', 'bonferroniCorrectionPerMetric', 'benjaminiHochbergPerVariant', 'benjaminiHochbergPerMetric',
-    'benjaminiPrimaryMetricsOnly', 'isAnalysisOnly', 'cohortedMetricsMatureAfterEnd', 'cohortWaitUntilEndToInclude', 'turboMode', 'isSidecar',
-  ],
-  // targetApps is a list of app names, as for every other kind.
-  stringArray: ['tags', 'holdoutIDs', 'primaryMetricTags', 'secondaryMetricTags', 'enabledNonProdEnvironments', 'targetApps'],
-  integerArray: ['userBuckets', 'scheduledReloadDays'],
-  objectArray: [
-    'groups', 'primaryMetrics', 'secondaryMetrics', 'otherMetrics', 'links', 'externalEvents', 'bayesianPriors', 'manualQualityScores', 'assignmentSourceFilters',
-    'sprtMDESettings', 'preComputedUserDimensions', 'cureCovariates', 'healthChecks', 'inlineTargetingRules', 'summarySections',
-  ],
-  object: ['reviewSettings', 'owner', 'stratifiedSampling', 'qualityScore'],
-} as const;
-
 /** Every spec field has the spec's type, never null; those named in `unset` may be left out instead. */
 function assertSpecTypes(experiment: Body, unset: readonly string[] = []): void {
-  const problems: string[] = [];
-  const check = (field: string, ok: (v: unknown) => boolean): void => {
-    if (!(field in experiment)) {
-      if (!unset.includes(field)) problems.push(`${field} missing`);
-    } else if (!ok(experiment[field])) problems.push(`${field} = ${JSON.stringify(experiment[field])}`);
-  };
-  for (const f of SPEC_FIELDS.string) check(f, (v) => typeof v === 'string');
-  for (const f of SPEC_FIELDS.number) check(f, (v) => typeof v === 'number');
-  for (const f of SPEC_FIELDS.boolean) check(f, (v) => typeof v === 'boolean');
-  for (const f of SPEC_FIELDS.stringArray) check(f, (v) => Array.isArray(v) && v.every((x) => typeof x === 'string'));
-  for (const f of SPEC_FIELDS.integerArray) check(f, (v) => Array.isArray(v) && v.every((x) => Number.isInteger(x)));
-  for (const f of SPEC_FIELDS.objectArray) check(f, (v) => Array.isArray(v) && v.every((x) => typeof x === 'object' && x !== null));
-  for (const f of SPEC_FIELDS.object) check(f, (v) => typeof v === 'object' && v !== null && !Array.isArray(v));
-  check('activeReview', (v) => typeof v === 'object' && v !== null);
   const groups = Array.isArray(experiment['groups']) ? (experiment['groups'] as Body[]) : [];
-  groups.forEach((g, i) => {
-    if (typeof g['parameterValues'] !== 'object' || g['parameterValues'] === null) problems.push(`groups[${i}].parameterValues = ${JSON.stringify(g['parameterValues'])}`);
-    if ('foreignGroupID' in g && typeof g['foreignGroupID'] !== 'string') problems.push(`groups[${i}].foreignGroupID = ${JSON.stringify(g['foreignGroupID'])}`);
-  });
+  const problems = [
+    ...specProblems(experiment, EXPERIMENT, 'experiment', unset),
+    ...groups.flatMap((g, i) => specProblems(g, EXPERIMENT_GROUP, `groups[${i}]`, ['description', 'foreignGroupID', 'disabled', 'highlighted'])),
+  ];
   expect(problems).toEqual([]);
 }
 
@@ -78,13 +37,7 @@ describe('experiments: create, read, list', () => {
     expect(created).not.toHaveProperty('owner');
     expect(ExperimentSchema.safeParse(created).success).toBe(true);
     // Left at their defaults, these fields are not set and left out; everything else has the spec's type.
-    assertSpecTypes(created, [
-      'targetingGateID', 'decisionReason', 'layerID', 'secondaryIDType', 'identifierMappingMode', 'identityResolutionSource', 'controlGroupID', 'launchedGroupID',
-      'assignmentSourceName', 'assignmentSourceExperimentName', 'scheduledReloadType', 'analysisEndTime', 'analyticsType', 'sprtBaselineMode', 'subtype',
-      'externalExperimentName', 'team', 'teamID', 'startTime', 'endTime', 'decisionTime', 'targetExposures', 'defaultRollupWindow', 'defaultChanceToBeatThreshold',
-      'allocationDuration', 'cohortedAnalysisDuration', 'fixedAnalysisDuration', 'scheduledReloadHour', 'defaultSPRTPowerParam', 'defaultSPRTMDE', 'owner',
-      'stratifiedSampling', 'qualityScore', 'activeReview',
-    ]);
+    assertSpecTypes(created, EXPERIMENT_UNSET_FIELDS);
   });
 
   it('accepts every writable field and returns each with its type; after shipping no spec field is null', async () => {
