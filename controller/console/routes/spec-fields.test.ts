@@ -255,6 +255,32 @@ describe('endpoint 1: experiment versions', () => {
   });
 });
 
+describe('reviews and the pre-commit webhook show configs in the read format', () => {
+  it("a gate review's oldConfig/newConfig and the webhook's old_config/new_config: rules with ids and rollouts, no null but the nullable", async () => {
+    await call('POST', '/console/v1/gates', { ...FULL_GATE, id: 'checkout', owner: null, reviewSettings: { requiredReview: false, allowedReviewers: [] } });
+    const change = { rules: [{ name: 'all', passPercentage: 10, conditions: [{ type: 'public', operator: null }] }] };
+    const review = (await call('POST', '/console/v1/gates/checkout/reviews', { change }, env.bob))['data'] as Body;
+    await call('PUT', `/console/v1/gates/checkout/reviews/${String(review['reviewID'])}/approve`, undefined, env.carol);
+    await call('PUT', `/console/v1/gates/checkout/reviews/${String(review['reviewID'])}/commit`, undefined, env.bob);
+    const hook = await env.receiver.waitFor((h) => h.body['review_id'] === review['reviewID']);
+    const nullable = Object.entries(GATE).filter(([, t]) => t.endsWith('|null')).map(([f]) => f);
+    for (const [where, config] of [['oldConfig', review['oldConfig']], ['newConfig', review['newConfig']], ['old_config', hook.body['old_config']], ['new_config', hook.body['new_config']]] as const) {
+      expect(specProblems(config, GATE, where, ['owner'])).toEqual([]);
+      expect(ruleProblems((config as Body)['rules'], RULE, `${where}.rules`, ['environments'])).toEqual([]);
+      expect(nullPaths(config, where).filter((p) => !nullable.some((f) => p === `${where}.${f}`))).toEqual([]);
+    }
+  });
+
+  it("an experiment review's oldConfig/newConfig: no null where the spec has none", async () => {
+    await call('POST', '/console/v1/experiments', { name: 'bare experiment' });
+    const review = (await call('POST', '/console/v1/experiments/bare_experiment/reviews', { change: { hypothesis: 'h' } }, env.bob))['data'] as Body;
+    for (const where of ['oldConfig', 'newConfig']) {
+      expect(specProblems(review[where], EXPERIMENT, where, EXPERIMENT_UNSET_FIELDS)).toEqual([]);
+      expect(nullPaths(review[where], where)).toEqual([]);
+    }
+  });
+});
+
 describe('endpoint 10: change validation', () => {
   it('answers the envelope with a string message', async () => {
     await call('POST', '/console/v1/gates', { id: 'checkout', name: 'checkout' });
