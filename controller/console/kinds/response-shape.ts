@@ -16,10 +16,11 @@ interface Field {
   dropNull: boolean;
   /** The schema requires a list or an object here that older records lack: filled empty. */
   fill?: () => unknown;
-  shape: () => Shape;
+  shape: Shape;
 }
 
-type Shape = { type: 'object'; fields: Field[] } | { type: 'array'; element: () => Shape } | { type: 'value' };
+/** Only fields with something to do are kept, so a read walks little more than it must change. */
+type Shape = { type: 'object'; fields: Field[] } | { type: 'array'; element: Shape } | { type: 'value' };
 
 const VALUE: Shape = { type: 'value' };
 const WRAPPERS = ['optional', 'nullable', 'default', 'readonly', 'nonoptional', 'prefault', 'catch'];
@@ -50,21 +51,20 @@ function shapeOf(schema: unknown): Shape {
   let shape = shapes.get(schema);
   if (shape !== undefined) return shape;
   const { def } = unwrapped(schema);
-  const lazy = (child: unknown): (() => Shape) => {
-    let memo: Shape | undefined;
-    return () => (memo ??= shapeOf(child));
-  };
   if (def?.type === 'object' && def.shape) {
-    const fields = Object.entries(def.shape).map(([key, child]): Field => {
+    const fields: Field[] = [];
+    for (const [key, child] of Object.entries(def.shape)) {
       const inner = unwrapped(child);
-      const field: Field = { key, dropNull: !acceptsNull(child), shape: lazy(child) };
+      const field: Field = { key, dropNull: !acceptsNull(child), shape: shapeOf(child) };
       if (!inner.optional && inner.def?.type === 'array') field.fill = () => [];
       else if (!inner.optional && inner.def?.type === 'record') field.fill = () => ({});
-      return field;
-    });
-    shape = { type: 'object', fields };
-  } else if (def?.type === 'array') shape = { type: 'array', element: lazy(def.element) };
-  else shape = VALUE;
+      if (field.dropNull || field.fill || field.shape !== VALUE) fields.push(field);
+    }
+    shape = fields.length === 0 ? VALUE : { type: 'object', fields };
+  } else if (def?.type === 'array') {
+    const element = shapeOf(def.element);
+    shape = element === VALUE ? VALUE : { type: 'array', element };
+  } else shape = VALUE;
   shapes.set(schema, shape);
   return shape;
 }
@@ -72,31 +72,35 @@ function shapeOf(schema: unknown): Shape {
 function conform(shape: Shape, value: unknown): unknown {
   if (shape.type === 'array') {
     if (!Array.isArray(value)) return value;
-    const element = shape.element();
-    if (element.type === 'value') return value;
     let out: unknown[] | undefined;
-    value.forEach((item, i) => {
-      const next = conform(element, item);
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      const next = conform(shape.element, item);
       if (next !== item) (out ??= value.slice())[i] = next;
-    });
+    }
     return out ?? value;
   }
   if (shape.type !== 'object' || typeof value !== 'object' || value === null || Array.isArray(value)) return value;
   const source = value as JsonObject;
-  let out: JsonObject | undefined;
+  let changes: Record<string, unknown> | undefined;
+  let drop: string[] | undefined;
   for (const field of shape.fields) {
     const v = source[field.key];
-    if (v === null && field.dropNull) {
-      out ??= { ...source };
-      delete out[field.key];
-    } else if (v === undefined && field.fill) {
-      (out ??= { ...source })[field.key] = field.fill() as JsonObject[string];
-    } else if (v !== undefined && v !== null) {
-      const next = conform(field.shape(), v);
-      if (next !== v) (out ??= { ...source })[field.key] = next as JsonObject[string];
+    if (v === null) {
+      if (field.dropNull) (drop ??= []).push(field.key);
+    } else if (v === undefined) {
+      if (field.fill) (changes ??= {})[field.key] = field.fill();
+    } else if (field.shape !== VALUE) {
+      const next = conform(field.shape, v);
+      if (next !== v) (changes ??= {})[field.key] = next;
     }
   }
-  return out ?? value;
+  if (changes === undefined && drop === undefined) return value;
+  // Built key by key rather than copied and deleted from: a delete makes V8 slow the object down.
+  const out: JsonObject = {};
+  for (const key in source) if (drop === undefined || !drop.includes(key)) out[key] = source[key] as JsonObject[string];
+  if (changes !== undefined) Object.assign(out, changes);
+  return out;
 }
 
 /**
