@@ -69,13 +69,26 @@ export class OpenApiConformance {
   }
 }
 
-let shared: { text: string; conformance: OpenApiConformance } | undefined;
+let shared: Promise<OpenApiConformance> | undefined;
 
-/** The checker for a console's document; compiled once per process while the document is the same. */
-export async function conformanceOf(app: FastifyInstance): Promise<OpenApiConformance> {
-  const text = (await app.inject({ method: 'GET', url: '/openapi.json' })).body;
-  if (shared?.text !== text) shared = { text, conformance: new OpenApiConformance(JSON.parse(text) as Record<string, unknown>) };
-  return shared.conformance;
+/**
+ * The checker for the test consoles' document. Every test console is built by createConsole with the
+ * same routes and public URL, so their documents are one document: it is generated and compiled once
+ * per test worker (generating it takes ~100 ms, a test console's whole life often less).
+ */
+export function conformanceOf(app: FastifyInstance): Promise<OpenApiConformance> {
+  shared ??= app
+    .inject({ method: 'GET', url: '/openapi.json' })
+    .then((res) => {
+      if (res.statusCode !== 200) throw new Error(`/openapi.json answered ${res.statusCode}`);
+      return new OpenApiConformance(res.json());
+    })
+    .catch((error: unknown) => {
+      // An app that was closed or is closing can't answer: the next console tries again.
+      shared = undefined;
+      throw error;
+    });
+  return shared;
 }
 
 /**
