@@ -186,7 +186,7 @@ export const experimentKind: KindDef = {
       isStale: experiment['status'] === 'active' && typeof start === 'number' && typeof duration === 'number' && nowOf(lookup) > start + duration * DAY_MS,
       qualityScore: qualityScoreOf(experiment),
       // The JSON form of the rules as the response shows them, rollout lists included.
-      inlineTargetingRulesJSON: JSON.stringify(conformToSchema(ExperimentSchema, { inlineTargetingRules: experiment['inlineTargetingRules'] ?? [] })['inlineTargetingRules']),
+      inlineTargetingRulesJSON: JSON.stringify(conformToSchema(ExperimentSchema.shape.inlineTargetingRules, experiment['inlineTargetingRules'] ?? [])),
     };
   },
   actions: {

@@ -109,6 +109,6 @@ function conform(shape: Shape, value: unknown): unknown {
  * stored record lacks (a rule's rollouts, a group's parameterValues) is there, empty. Copies only
  * what changes, so frozen cached records stay untouched.
  */
-export function conformToSchema(schema: z.ZodType, value: JsonObject): JsonObject {
-  return conform(shapeOf(schema), value) as JsonObject;
+export function conformToSchema<T>(schema: z.ZodType, value: T): T {
+  return conform(shapeOf(schema), value) as T;
 }
