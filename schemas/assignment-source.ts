@@ -5,6 +5,7 @@ import {
   NullableStringSchema,
   OwnerSchema,
   PermalinkShape,
+  responseShape,
   ServerFieldsShape,
   TagsSchema,
   TEAM_DEFAULTS,
@@ -92,7 +93,7 @@ export const AssignmentSourcePatchSchema = AssignmentSourceWritableSchema.extend
 
 export const AssignmentSourceSchema = z
   .strictObject({
-    ...fields,
+    ...responseShape(fields, ['team', 'teamID', 'scheduledReloadHour']),
     ...ServerFieldsShape,
     ...PermalinkShape,
   })

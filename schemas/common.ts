@@ -111,10 +111,10 @@ export const MonitoringMetricSchema = z
 export const ServerFieldsShape = {
   version: z.number().int().describe('Integer version, bumped on every change.'),
   createdTime: z.number().describe('Epoch milliseconds.'),
-  creatorName: z.string().nullable().describe('Display name of the creating user.'),
+  creatorName: z.string().describe('Display name of the creating user.'),
   lastModifiedTime: z.number().describe('Epoch milliseconds.'),
-  lastModifierID: z.string().nullable().describe('Id of the last modifying user.'),
-  lastModifierName: z.string().nullable().describe('Name of the last modifying user.'),
+  lastModifierID: z.string().describe('Id of the last modifying user.'),
+  lastModifierName: z.string().describe('Name of the last modifying user.'),
   lastModifierEmail: z.string().nullable().describe('E-mail of the last modifying user.'),
 } as const;
 
@@ -126,6 +126,27 @@ export const SERVER_FIELDS = [
   'checksPerHour',
   'store0100Exposures',
 ] as const;
+
+type NullToOptional<S> = S extends z.ZodNullable<infer I> ? z.ZodOptional<I> : S extends z.ZodOptional<z.ZodNullable<infer I>> ? z.ZodOptional<I> : S;
+export type ResponseShape<T extends z.ZodRawShape, K extends keyof T> = { [P in keyof T]: P extends K ? T[P] : NullToOptional<T[P]> };
+
+/**
+ * The response form of writable fields. Requests may send null to clear a field; where the spec
+ * types the field without null, a response then leaves it out instead of sending null. `nullable`
+ * names the fields the spec types "| null", which keep their null.
+ */
+export function responseShape<T extends z.ZodRawShape, K extends keyof T = never>(shape: T, nullable: readonly K[] = []): ResponseShape<T, K> {
+  const out: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(shape)) {
+    const inner: unknown = field instanceof z.ZodOptional ? field.unwrap() : field;
+    if (inner instanceof z.ZodNullable && !(nullable as readonly string[]).includes(key)) {
+      const optional = (inner.unwrap() as z.ZodType).optional();
+      const description = (field as z.ZodType).description ?? (inner as z.ZodType).description;
+      out[key] = description === undefined ? optional : optional.describe(description);
+    } else out[key] = field;
+  }
+  return out as ResponseShape<T, K>;
+}
 
 export const PermalinkShape = {
   permalink: z.string().describe('Link to the entity in the console.'),

@@ -9,12 +9,13 @@ import {
   JsonObjectSchema,
   NullableStringSchema,
   OwnerSchema,
+  responseShape,
   TagsSchema,
   TargetAppsSchema,
   TEAM_DEFAULTS,
   TeamShape,
 } from './common.js';
-import { DynamicConfigRuleSchema, RuleRolloutShape } from './rule.js';
+import { DynamicConfigRuleSchema, RuleResponseShape } from './rule.js';
 
 /** Writable fields of a dynamic config (spec endpoints 2 and 3). */
 const fields = {
@@ -77,8 +78,8 @@ export const DynamicConfigPatchSchema = DynamicConfigWritableSchema.partial().me
 export const DynamicConfigSchema = z
   .strictObject({
     id: EntityIdSchema,
-    ...fields,
-    rules: z.array(DynamicConfigRuleSchema.extend(RuleRolloutShape)),
+    ...responseShape(fields, ['creatorID', 'creatorEmail', 'schema', 'schemaJson5', 'team', 'teamID', 'releasePipelineID']),
+    rules: z.array(DynamicConfigRuleSchema.extend(RuleResponseShape)),
     isTemplate: z.boolean().describe('Whether this config is a template.'),
     ...ComputedResponseShape,
   })

@@ -7,7 +7,6 @@
  */
 import { z } from 'zod';
 import {
-  AutomatedRolloutSchema,
   ComputedResponseShape,
   CREATOR_DEFAULTS,
   CreatorShape,
@@ -18,13 +17,14 @@ import {
   NullableStringSchema,
   OwnerSchema,
   PercentageSchema,
+  responseShape,
   ReviewSettingsSchema,
   TagsSchema,
   TargetAppsSchema,
   TEAM_DEFAULTS,
   TeamShape,
 } from './common.js';
-import { GateRuleSchema } from './rule.js';
+import { GateRuleSchema, RuleResponseShape } from './rule.js';
 
 export const EXPERIMENT_STATUSES = ['setup', 'active', 'decision_made', 'abandoned'] as const;
 export type ExperimentStatus = (typeof EXPERIMENT_STATUSES)[number];
@@ -355,28 +355,33 @@ const QualityScoreSchema = z
       }),
     ),
   })
-  .nullable()
-  .describe('Quality score computed from manualQualityScores; null when there are none.');
+  .describe('Quality score computed from manualQualityScores.');
 
 export const ExperimentSchema = z
   .strictObject({
     id: EntityIdSchema,
-    ...fields,
-    groups: z.array(ExperimentGroupSchema.required({ id: true })),
-    inlineTargetingRules: z.array(ExperimentTargetingRuleSchema.required({ id: true }).extend({ completedAutomatedRollouts: z.array(AutomatedRolloutSchema).optional(), pendingAutomatedRollouts: z.array(AutomatedRolloutSchema).optional() })),
+    // The spec types no experiment field "| null": a field that is not set is left out.
+    ...responseShape(fields),
+    groups: z.array(
+      ExperimentGroupSchema.required({ id: true }).extend({
+        foreignGroupID: z.string().optional().describe('Group id in an external assignment source.'),
+        parameterValues: JsonObjectSchema.describe('Parameter values the group serves ({} when none).'),
+      }),
+    ),
+    inlineTargetingRules: z.array(ExperimentTargetingRuleSchema.extend(RuleResponseShape)),
     status: z.enum(EXPERIMENT_STATUSES).describe('setup → active → decision_made | abandoned; changed only by the start, make_decision and abandon actions.'),
-    startTime: z.number().nullable().describe('When the experiment started (epoch ms).'),
-    endTime: z.number().nullable().describe('When it concluded (epoch ms).'),
-    decisionTime: z.number().nullable().describe('When the decision was made (epoch ms).'),
-    decisionReason: z.string().nullable().describe('Reason given with make_decision or abandon.'),
-    launchedGroupID: z.string().nullable().describe('Id of the shipped group, null otherwise.'),
+    startTime: z.number().optional().describe('When the experiment started (epoch ms); absent before the start.'),
+    endTime: z.number().optional().describe('When it concluded (epoch ms); absent while it runs.'),
+    decisionTime: z.number().optional().describe('When the decision was made (epoch ms); absent before one.'),
+    decisionReason: z.string().optional().describe('Reason given with make_decision or abandon.'),
+    launchedGroupID: z.string().optional().describe('Id of the shipped group; absent unless one was shipped.'),
     healthChecks: z.array(HealthCheckSchema).describe('Health check results; the embedded console has no exposure pipeline, so none arrive.'),
     healthCheckStatus: z.string().describe('WAITING while no health check results exist, else the worst status among them.'),
     isStale: z.boolean().describe('Active for longer than its planned duration.'),
-    qualityScore: QualityScoreSchema,
+    qualityScore: QualityScoreSchema.optional().describe('Quality score computed from manualQualityScores; absent when there are none.'),
     activeReview: z
       .strictObject({ reviewID: z.string(), reviewStatus: z.string(), description: z.string() })
-      .nullable()
+      .optional()
       .describe('The pending review of this experiment, if any.'),
     inlineTargetingRulesJSON: z.string().describe('inlineTargetingRules serialised as JSON.'),
     ...ComputedResponseShape,

@@ -9,13 +9,14 @@ import {
   MonitoringMetricSchema,
   NullableStringSchema,
   OwnerSchema,
+  responseShape,
   ReviewSettingsSchema,
   TagsSchema,
   TargetAppsSchema,
   TEAM_DEFAULTS,
   TeamShape,
 } from './common.js';
-import { GateRuleSchema, RuleRolloutShape } from './rule.js';
+import { GateRuleSchema, RuleResponseShape } from './rule.js';
 
 export const GATE_TYPES = ['PERMANENT', 'TEMPORARY'] as const;
 
@@ -79,8 +80,8 @@ export const GATE_STATUSES = ['In Progress', 'Launched', 'Disabled', 'Archived']
 export const GateSchema = z
   .strictObject({
     id: EntityIdSchema,
-    ...fields,
-    rules: z.array(GateRuleSchema.extend(RuleRolloutShape)),
+    ...responseShape(fields, ['creatorID', 'creatorEmail', 'team', 'teamID', 'releasePipelineID']),
+    rules: z.array(GateRuleSchema.extend(RuleResponseShape)),
     status: z.enum(GATE_STATUSES).describe('In Progress, Launched, Disabled or Archived.'),
     typeReason: z.string().describe('Why the gate has its type (NONE when set by hand).'),
     checksPerHour: z.number().describe('Evaluations per hour; the embedded console has no SDK traffic, so 0.'),

@@ -8,6 +8,7 @@ import {
   MonitoringMetricSchema,
   NullableStringSchema,
   PermalinkShape,
+  responseShape,
   ServerFieldsShape,
   TagsSchema,
   TargetAppsSchema,
@@ -81,7 +82,7 @@ export const HoldoutPatchSchema = HoldoutWritableSchema.partial().meta({
 export const HoldoutSchema = z
   .strictObject({
     id: EntityIdSchema,
-    ...fields,
+    ...responseShape(fields, ['targetingGateID', 'team', 'teamID', 'creatorID', 'creatorEmail']),
     ...ServerFieldsShape,
     ...PermalinkShape,
   })

@@ -6,6 +6,7 @@ import {
   DescriptionSchema,
   EntityNameSchema,
   OwnerSchema,
+  responseShape,
   TagsSchema,
   TargetAppsSchema,
   TEAM_DEFAULTS,
@@ -56,7 +57,7 @@ export const PromptSchema = z
   .strictObject({
     id: z.string().describe('Equals the name.'),
     name: EntityNameSchema,
-    ...fields,
+    ...responseShape(fields, ['creatorID', 'creatorEmail']),
     idType: z.string().describe('Unit ID type the AI config is evaluated on.'),
     ...ComputedResponseShape,
   })

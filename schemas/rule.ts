@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AutomatedRolloutSchema, ConditionSchema, JsonObjectSchema, PercentageSchema } from './common.js';
+import { AutomatedRolloutSchema, ConditionSchema, JsonObjectSchema, PercentageSchema, responseShape } from './common.js';
 
 const RuleNameSchema = z
   .string()
@@ -16,10 +16,29 @@ const ruleBase = {
   environments: z.array(z.string().min(1, 'must not be empty')).nullable().optional().describe('Environments the rule applies to; null means all.'),
 };
 
-/** Response-only rollout fields the console adds to every rule. */
+/**
+ * Response-only rollout fields every rule carries (spec: "in responses a rule additionally carries").
+ * The embedded console schedules no automated rollouts, so both lists are empty; files and request
+ * bodies may not set them.
+ */
 export const RuleRolloutShape = {
-  completedAutomatedRollouts: z.array(AutomatedRolloutSchema).optional(),
-  pendingAutomatedRollouts: z.array(AutomatedRolloutSchema).optional(),
+  completedAutomatedRollouts: z.array(AutomatedRolloutSchema).describe('Automated rollout steps already applied.'),
+  pendingAutomatedRollouts: z.array(AutomatedRolloutSchema).describe('Automated rollout steps still scheduled.'),
+} as const;
+
+/** A condition as responses show it: an operator, field or customID that is not set is left out, never null. */
+const ConditionResponseSchema = z.strictObject(responseShape(ConditionSchema.shape)).describe('A targeting condition.').meta({ id: 'ConditionResponse' });
+
+/**
+ * What every rule of a response carries beyond its request fields: its ids (always set), the
+ * rollout lists, and no null where the spec types none (environments left out means all).
+ */
+export const RuleResponseShape = {
+  ...responseShape(ruleBase),
+  id: z.string().describe('Rule id.'),
+  baseID: z.string().describe('Id of the rule this one derives from (its own id when new).'),
+  conditions: z.array(ConditionResponseSchema).describe('All conditions must hold for the rule to match.'),
+  ...RuleRolloutShape,
 } as const;
 
 export const GateRuleSchema = z.strictObject(ruleBase).describe('A gate or segment rule.').meta({ id: 'GateRule' });

@@ -11,7 +11,7 @@ import {
   TEAM_DEFAULTS,
   TeamShape,
 } from './common.js';
-import { GateRuleSchema, RuleRolloutShape } from './rule.js';
+import { GateRuleSchema, RuleResponseShape } from './rule.js';
 
 export const SEGMENT_TYPES = ['rule_based', 'id_list'] as const;
 
@@ -63,7 +63,7 @@ export const SegmentSchema = z
   .strictObject({
     id: EntityIdSchema,
     ...fields,
-    rules: z.array(GateRuleSchema.extend(RuleRolloutShape)),
+    rules: z.array(GateRuleSchema.extend(RuleResponseShape)),
     count: z.number().int().describe('Number of ids of an id_list segment.'),
     ...ServerFieldsShape,
     ...PermalinkShape,

@@ -7,6 +7,7 @@ import { ConflictError, InputError, NotAllowedError, NotFoundError, type FieldEr
 import { DuplicateKeyError, type EntityRecord, type JsonObject, type Page, type Store, type StoreRepos } from '../store/ports.js';
 import type { EntityLookup, KindDef } from './kinds/kind-def.js';
 import { PreloadedLookup } from './kinds/preloaded-lookup.js';
+import { conformToSchema } from './kinds/response-shape.js';
 import type { Actor } from './permissions.js';
 
 export type EntityOp =
@@ -116,7 +117,7 @@ export class EntityService {
       permalink: `${this.deps.publicUrl()}/console/v1/${itemPath}/${encodeURIComponent(id)}`,
     });
     if ('statusBeforeArchive' in out) delete out['statusBeforeArchive'];
-    return out;
+    return conformToSchema(this.def.schemas.response, out);
   }
 
   /** The response shape of stored data, reading what its computed fields need through `repos`. */

@@ -52,7 +52,7 @@ async function write(path: string, text: string, commit = true): Promise<void> {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'flagops-apply-cli-'));
-  console_ = await spawnConsole({ db: join(dir, 'console.db') });
+  console_ = await spawnConsole({ db: join(dir, 'console.db'), checkResponses: true });
   for (const [name, email] of [['submitter', 'flagops@ci.example.com'], ['approver', 'lead@example.com']] as const) {
     const res = await api('POST', '/console/v1/keys', { description: name, userEmail: email, role: 'member' });
     keys[name] = String((res.json['data'] as Record<string, unknown>)['key']);

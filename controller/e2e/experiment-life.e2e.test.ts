@@ -62,7 +62,7 @@ async function allVersionPages(limit: number): Promise<Json[][]> {
 describe('an experiment from setup to shipped, over a real port', () => {
   it('creates, starts, patches and ships an experiment; its versions read across pages, also after a restart', async () => {
     const db = join(dir, 'console.db');
-    server = await spawnConsole({ db });
+    server = await spawnConsole({ db, checkResponses: true });
 
     await expectOk('POST', '/console/v1/gates', { name: 'beta users' }, 201);
     const created = await expectOk(
@@ -109,7 +109,7 @@ describe('an experiment from setup to shipped, over a real port', () => {
 
     // The file database keeps all of it across a restart.
     expect(await server.stop()).toBe(0);
-    server = await spawnConsole({ db });
+    server = await spawnConsole({ db, checkResponses: true });
     expect(await expectOk('GET', '/console/v1/experiments/checkout_colors')).toMatchObject({ status: 'decision_made', launchedGroupID: blueId, version: 5 });
     const reread = await allVersionPages(3);
     expect(reread.map((page) => page.map((v) => v['version']))).toEqual([[5, 4, 3], [2, 1]]);

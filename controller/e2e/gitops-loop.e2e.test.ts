@@ -112,7 +112,7 @@ beforeAll(async () => {
   }
   await simpleGit(repo).init(['-b', 'main']).addConfig('user.email', 'dev@example.com').addConfig('user.name', 'dev');
   await commitAll('initial flags');
-  console_ = await spawnConsole({ db: join(dir, 'console.db'), args: ['--webhook-timeout', '20000'] });
+  console_ = await spawnConsole({ db: join(dir, 'console.db'), args: ['--webhook-timeout', '20000'], checkResponses: true });
   for (const [name, email, role] of [['submitter', 'flagops@ci.example.com', 'member'], ['approver', 'lead@example.com', 'member'], ['bridge', 'bridge@example.com', 'webhook_receiver'], ['member', 'dev@example.com', 'member']] as const) {
     const res = await api('POST', '/console/v1/keys', { description: name, userEmail: email, role });
     keys[name] = String((res.json['data'] as Record<string, unknown>)['key']);

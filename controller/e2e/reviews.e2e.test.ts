@@ -38,7 +38,7 @@ async function newKey(email: string, role: string): Promise<string> {
   return res.body.data.key as string;
 }
 
-const start = () => spawnConsole({ db: join(dir, 'console.db'), args: ['--webhook-timeout', String(WINDOW_MS)] });
+const start = () => spawnConsole({ db: join(dir, 'console.db'), args: ['--webhook-timeout', String(WINDOW_MS)], checkResponses: true });
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'flagops-reviews-e2e-'));

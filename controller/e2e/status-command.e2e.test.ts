@@ -56,7 +56,7 @@ beforeAll(async () => {
   await git.init(['-b', 'main']).addConfig('user.email', 'dev@example.com').addConfig('user.name', 'dev');
   await git.add(['-A']).commit('flags');
   head = (await git.revparse(['HEAD'])).trim();
-  console_ = await spawnConsole({ db: join(dir, 'console.db') });
+  console_ = await spawnConsole({ db: join(dir, 'console.db'), checkResponses: true });
   for (const [name, email] of [['ci', 'flagops@ci.example.com'], ['approver', 'lead@example.com'], ['other', 'someone@example.com']] as const) {
     const res = await api('POST', '/console/v1/keys', { description: name, userEmail: email, role: 'member' }, console_.key);
     keys[name] = String(res.data['key']);

@@ -63,6 +63,18 @@ describe('export then plan', () => {
     expect(text).not.toMatch(/\bid: [A-Za-z0-9_-]{16}\b/);
   });
 
+  it('leaves response-only fields out of the files: rule rollouts, and unset fields the read leaves out', async () => {
+    const live = (await c.call('GET', '/console/v1/gates/new_checkout')).json().data as { rules: Record<string, unknown>[] };
+    expect(live.rules[0]).toMatchObject({ completedAutomatedRollouts: [], pendingAutomatedRollouts: [] });
+    const plain = (await c.call('GET', '/console/v1/experiments/plain_experiment')).json().data as Record<string, unknown>;
+    expect(plain).not.toHaveProperty('controlGroupID');
+    for (const file of ['gates/new_checkout.yaml', 'dynamic_configs/pricing.yaml', 'experiments/plain_experiment.yaml']) {
+      const text = await readFile(join(dir, file), 'utf8');
+      expect(text, file).not.toContain('AutomatedRollouts');
+      expect(text, file).not.toMatch(/: null$/m);
+    }
+  });
+
   it('plans an edit as a field-level update and a removed managed file as a delete only with pruning', async () => {
     const file = join(dir, 'gates/new_checkout.yaml');
     const text = await readFile(file, 'utf8');

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { startRecordingProxy, type RecordingProxy } from './recording-proxy.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/flagops.js', import.meta.url));
 
@@ -40,7 +41,10 @@ export interface SpawnedConsole {
   child: ChildProcess;
   stdout: () => string;
   stderr: () => string;
-  /** Sends SIGTERM and resolves with the exit code. */
+  /**
+   * Sends SIGTERM and resolves with the exit code. With `checkResponses`, first checks every response
+   * the console sent against its /openapi.json, and rejects naming those it does not describe.
+   */
   stop(): Promise<number | null>;
 }
 
@@ -48,7 +52,34 @@ export interface SpawnedConsole {
  * Starts `flagops serve --port 0` as a child process (the compiled CLI: `npm run build` first, which
  * `npm test` does) and resolves once it prints its ready line.
  */
-export function spawnConsole(options: { db: string; key?: string; withoutBootstrapKey?: boolean; args?: string[]; env?: Record<string, string> }): Promise<SpawnedConsole> {
+export async function spawnConsole(options: SpawnOptions): Promise<SpawnedConsole> {
+  const spawned = await spawnBare(options);
+  if (options.checkResponses !== true) return spawned;
+  const proxy: RecordingProxy = await startRecordingProxy(spawned.url);
+  return {
+    ...spawned,
+    url: proxy.url,
+    stop: async () => {
+      const violations = spawned.child.exitCode === null ? await proxy.violations() : [];
+      const code = await spawned.stop();
+      await proxy.close();
+      if (violations.length > 0) throw new Error(`Responses that /openapi.json does not describe:\n${violations.join('\n')}`);
+      return code;
+    },
+  };
+}
+
+export interface SpawnOptions {
+  db: string;
+  key?: string;
+  withoutBootstrapKey?: boolean;
+  args?: string[];
+  env?: Record<string, string>;
+  /** Clients reach the console through a recording proxy (url), and stop() checks what it sent against /openapi.json. */
+  checkResponses?: boolean;
+}
+
+function spawnBare(options: SpawnOptions): Promise<SpawnedConsole> {
   const key = options.withoutBootstrapKey ? '' : (options.key ?? 'console-e2e-admin-key');
   const env: Record<string, string | undefined> = { ...process.env, ...options.env, FLAGOPS_BOOTSTRAP_KEY: key };
   if (options.withoutBootstrapKey) delete env['FLAGOPS_BOOTSTRAP_KEY'];

@@ -1,5 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { createConsole, type ConsoleInstance } from '../compose.js';
+import { recordResponses } from './openapi-conformance.js';
 
 export const ADMIN_KEY = 'console-test-admin-key';
 
@@ -10,11 +11,31 @@ export interface TestConsole extends ConsoleInstance {
   keyFor(email: string, role: string, scopes?: string[]): Promise<string>;
 }
 
-/** A console on a fresh SQLite :memory: database (or the memory fake) with a known admin key. */
-export function createTestConsole(options: { db?: string; clock?: () => number; webhookTimeoutMs?: number } = {}): TestConsole {
+export interface TestConsoleOptions {
+  db?: string;
+  clock?: () => number;
+  webhookTimeoutMs?: number;
+  /** Route patterns a test registers on the app itself (not part of the API): their responses are not checked. */
+  testRoutes?: string[];
+}
+
+/**
+ * A console on a fresh SQLite :memory: database (or the memory fake) with a known admin key. Every
+ * response it sends is checked against its own /openapi.json when it closes: close() rejects, naming
+ * each response whose status or body the document does not describe.
+ */
+export function createTestConsole(options: TestConsoleOptions = {}): TestConsole {
   const instance = createConsole({ db: options.db ?? ':memory:', bootstrapKey: ADMIN_KEY, publicUrl: 'http://console.test', clock: options.clock, webhookTimeoutMs: options.webhookTimeoutMs });
+  const recorded = recordResponses(instance.app);
+  let checked = false;
   return {
     ...instance,
+    close: async () => {
+      const violations = checked ? [] : await recorded.violations(options.testRoutes).catch(() => []);
+      checked = true;
+      await instance.close();
+      if (violations.length > 0) throw new Error(`Responses that /openapi.json does not describe:\n${violations.join('\n')}`);
+    },
     call: (method, url, body, key = ADMIN_KEY, headers = {}) =>
       instance.app.inject({
         method: method as 'GET',

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Actor } from '../permissions.js';
 import type { Pagination } from './request-helpers.js';
-import { actorOf, checkBodyPresence, checkPathParams, requirePermission } from './request-helpers.js';
+import { actorOf, checkBodyPresence, checkPathParams, checkQueryParams, requirePermission } from './request-helpers.js';
 import type { RouteCatalog, RouteDoc } from './route-catalog.js';
 
 export interface Envelope {
@@ -24,6 +24,7 @@ export function defineRoute(app: FastifyInstance, catalog: RouteCatalog, doc: Ro
       const actor = actorOf(request);
       requirePermission(actor, doc.permission);
       checkPathParams(request.params);
+      if (doc.list === true) checkQueryParams(request.query, doc.query ?? []);
       checkBodyPresence(request.body, { takesBody: doc.body !== undefined, optional: doc.bodyOptional === true });
       const { status, ...envelope } = await handler(request, actor);
       return reply.status(status ?? doc.successStatus ?? 200).send(envelope);

@@ -42,6 +42,7 @@ export function buildOpenApiDocument(catalog: RouteCatalog, serverUrl: string): 
       ],
       responses: {
         [String(route.successStatus ?? 200)]: { description: 'Success', content: { 'application/json': { schema: envelope(route, toSchema) } } },
+        ...Object.fromEntries((route.otherSuccess ?? []).map((other) => [String(other.status), { description: other.description, content: { 'application/json': { schema: envelope(route, toSchema) } } }])),
         ...errorResponses(route),
       },
     };

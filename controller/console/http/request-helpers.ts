@@ -3,10 +3,29 @@ import type { PaginationSchema } from '../../../schemas/common.js';
 import type { FastifyRequest } from 'fastify';
 import { AuthenticationError, InputError, NotAllowedError, type FieldError } from '../../errors.js';
 import type { Actor } from '../permissions.js';
+import type { QueryParam } from './route-catalog.js';
 
 /** Largest page a list returns; documented in the README and the OpenAPI document. */
 export const MAX_PAGE_SIZE = 1000;
 export const DEFAULT_PAGE_SIZE = 100;
+
+/** The paging parameters every list takes. */
+export const PAGING_QUERY: QueryParam[] = [
+  { name: 'page', type: 'integer', description: 'Page number, from 1 (default 1).' },
+  { name: 'limit', type: 'integer', description: `Items per page (default ${DEFAULT_PAGE_SIZE}, at most ${MAX_PAGE_SIZE}).` },
+];
+
+/**
+ * A list answers only the query parameters it declares: an unknown one (a misspelt filter, a
+ * filter another list has) is a 400 naming it, never silently ignored so that everything matches.
+ */
+export function checkQueryParams(query: unknown, declared: readonly QueryParam[]): void {
+  const known = declared.map((q) => q.name);
+  const errors: FieldError[] = Object.keys((query ?? {}) as Record<string, unknown>)
+    .filter((name) => !known.includes(name))
+    .map((property) => ({ property, errorMessage: `is not a query parameter of this list; known: ${known.join(', ')}` }));
+  if (errors.length > 0) throw new InputError('Invalid query.', errors);
+}
 
 export interface Paging {
   page: number;

@@ -22,6 +22,8 @@ export interface RouteDoc {
   response?: z.ZodType;
   list?: boolean;
   successStatus?: number;
+  /** Other success statuses the route answers with the same envelope (a create's dry run: 200). */
+  otherSuccess?: { status: number; description: string }[];
   headers?: { name: string; description: string }[];
 }
 

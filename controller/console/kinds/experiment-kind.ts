@@ -16,6 +16,7 @@ import { refusedWhileReferenced } from './entity-references.js';
 import { holdoutIDsFor } from './holdout-ids.js';
 import type { EntityLookup, KindDef } from './kind-def.js';
 import { hasTag } from './list-filters.js';
+import { conformToSchema } from './response-shape.js';
 import { withRuleIds } from './rule-ids.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -184,7 +185,8 @@ export const experimentKind: KindDef = {
       healthCheckStatus: healthCheckStatusOf(experiment),
       isStale: experiment['status'] === 'active' && typeof start === 'number' && typeof duration === 'number' && nowOf(lookup) > start + duration * DAY_MS,
       qualityScore: qualityScoreOf(experiment),
-      inlineTargetingRulesJSON: JSON.stringify(experiment['inlineTargetingRules'] ?? []),
+      // The JSON form of the rules as the response shows them, rollout lists included.
+      inlineTargetingRulesJSON: JSON.stringify(conformToSchema(ExperimentSchema.shape.inlineTargetingRules, experiment['inlineTargetingRules'] ?? [])),
     };
   },
   actions: {

@@ -16,7 +16,11 @@ const ITEM = '/console/v1/experiments/assignment_source';
 describe('assignment sources', () => {
   it('creates under /experiments/assignment_sources (201) with every writable field defaulted', async () => {
     const data = (await ok(c, 'POST', LIST, SOURCE_BODY, 201))['data'] as Body;
-    expect(data).toMatchObject({ ...ASSIGNMENT_SOURCE_DEFAULTS, ...SOURCE_BODY, version: 1, permalink: 'http://console.test/console/v1/experiments/assignment_source/warehouse' });
+    // Unset owner and groupNameColumn are left out (the spec types them without null); team stays null.
+    const { owner: _o, groupNameColumn: _g, ...defaults } = ASSIGNMENT_SOURCE_DEFAULTS;
+    expect(data).toMatchObject({ ...defaults, ...SOURCE_BODY, version: 1, permalink: 'http://console.test/console/v1/experiments/assignment_source/warehouse' });
+    expect(data).not.toHaveProperty('owner');
+    expect(data).not.toHaveProperty('groupNameColumn');
     expect(AssignmentSourceSchema.safeParse(data).error).toBeUndefined();
   });
 

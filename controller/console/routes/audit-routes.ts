@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { AuditEntrySchema } from '../../../schemas/audit.js';
 import type { Store } from '../../store/ports.js';
 import { defineRoute } from '../http/define-route.js';
-import { pagination, parsePaging, queryOf } from '../http/request-helpers.js';
+import { pagination, PAGING_QUERY, parsePaging, queryOf } from '../http/request-helpers.js';
 import type { RouteCatalog } from '../http/route-catalog.js';
 
 export function registerAuditRoutes(app: FastifyInstance, catalog: RouteCatalog, store: Store): void {
@@ -19,8 +19,7 @@ export function registerAuditRoutes(app: FastifyInstance, catalog: RouteCatalog,
       list: true,
       response: AuditEntrySchema,
       query: [
-        { name: 'page', type: 'integer', description: 'Page number, from 1.' },
-        { name: 'limit', type: 'integer', description: 'Items per page (default 100, at most 1000).' },
+        ...PAGING_QUERY,
         { name: 'kind', type: 'string', description: 'Entity kind: gate, dynamic_config, segment, experiment, ...' },
         { name: 'entityID', type: 'string', description: 'Entity id (or name for assignment sources).' },
         { name: 'actor', type: 'string', description: 'E-mail of the user who made the change.' },

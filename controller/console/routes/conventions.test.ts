@@ -13,7 +13,7 @@ import { storeSnapshot } from '../../test-support/validation-table.js';
 
 let c: TestConsole;
 beforeEach(() => {
-  c = createTestConsole();
+  c = createTestConsole({ testRoutes: ['/console/v1/boom'] });
 });
 afterEach(() => c.close());
 

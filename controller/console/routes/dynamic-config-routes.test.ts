@@ -111,7 +111,8 @@ describe('dynamic configs', () => {
       await create({ id: 'cfg', name: 'config', defaultValueJson5: '{size: 1} // one' });
       const res = await c.call('PATCH', `${BASE}/cfg`, { defaultValue: { size: 5 } });
       expect(res.statusCode, res.body).toBe(200);
-      expect(res.json().data).toMatchObject({ defaultValue: { size: 5 }, defaultValueJson5: null });
+      expect(res.json().data).toMatchObject({ defaultValue: { size: 5 } });
+      expect(res.json().data).not.toHaveProperty('defaultValueJson5');
     });
 
     it('a full update with only defaultValueJson5 uses it', async () => {
@@ -229,7 +230,8 @@ describe('dynamic configs', () => {
       await create({ id: 'cfg', ...full });
       const res = await c.call('POST', `${BASE}/cfg`, { isEnabled: false, description: 'replaced', rules: [] });
       expect(res.statusCode).toBe(200);
-      expect(res.json().data).toMatchObject({ name: 'config', isEnabled: false, description: 'replaced', rules: [], defaultValue: {}, tags: [], schema: null, idType: 'userID', owner: null, version: 2 });
+      expect(res.json().data).toMatchObject({ name: 'config', isEnabled: false, description: 'replaced', rules: [], defaultValue: {}, tags: [], schema: null, idType: 'userID', version: 2 });
+      expect(res.json().data).not.toHaveProperty('owner');
     });
 
     it.each<[string, unknown]>([
@@ -250,7 +252,8 @@ describe('dynamic configs', () => {
       const res = await c.call('PATCH', `${BASE}/cfg`, { [field]: value });
       expect(res.statusCode, res.body).toBe(200);
       const after = res.json().data as Body;
-      expect(after[field]).toEqual(value);
+      // A cleared owner is left out of responses (the spec types it without null).
+      expect(after[field] ?? null).toEqual(value);
       const rest = (config: Body): Body => {
         const { [field]: _changed, version: _v, lastModifiedTime: _t, ...others } = config;
         return others;

@@ -2,13 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { InputError } from '../../errors.js';
 import type { EntityService } from '../entity-service.js';
 import { defineRoute } from '../http/define-route.js';
-import { pagination, parseBooleanFlag, parseIfMatch, parsePaging, queryOf, stringParam } from '../http/request-helpers.js';
+import { pagination, PAGING_QUERY, parseBooleanFlag, parseIfMatch, parsePaging, queryOf, stringParam } from '../http/request-helpers.js';
 import type { QueryParam, RouteCatalog } from '../http/route-catalog.js';
 
-const PAGING: QueryParam[] = [
-  { name: 'page', type: 'integer', description: 'Page number, from 1 (default 1).' },
-  { name: 'limit', type: 'integer', description: 'Items per page (default 100, at most 1000).' },
-];
 const IF_MATCH = [{ name: 'If-Match', description: 'Expected current version, e.g. "3"; a mismatch is a 409.' }];
 
 function splitDryRun(body: unknown): { body: unknown; dryRun: boolean } {
@@ -39,7 +35,7 @@ export function registerEntityRoutes(app: FastifyInstance, catalog: RouteCatalog
   };
   const id = (request: Parameters<typeof stringParam>[0]) => stringParam(request, def.idField);
 
-  defineRoute(app, catalog, { method: 'GET', url: base, summary: `List ${name}s`, tag: def.tag, permission: 'read', list: true, response: def.schemas.response, query: [...PAGING, ...filterQuery] }, async (request) => {
+  defineRoute(app, catalog, { method: 'GET', url: base, summary: `List ${name}s`, tag: def.tag, permission: 'read', list: true, response: def.schemas.response, query: [...PAGING_QUERY, ...filterQuery] }, async (request) => {
     const query = queryOf(request);
     const paging = parsePaging(query);
     const filters = Object.fromEntries(Object.entries(query).filter(([k, v]) => k !== 'page' && k !== 'limit' && typeof v === 'string')) as Record<string, string>;
@@ -47,7 +43,8 @@ export function registerEntityRoutes(app: FastifyInstance, catalog: RouteCatalog
     return { message: `${def.label}s listed successfully.`, data: page.items, pagination: pagination(base, query, paging, page.total) };
   });
 
-  defineRoute(app, catalog, { method: 'POST', url: base, summary: `Create a ${name}`, tag: def.tag, permission: 'write', body: def.schemas.create, response: def.schemas.response, successStatus: 201, query: dryRunQuery }, async (request, actor) => {
+  const dryRunSuccess = def.dryRun === undefined ? [] : [{ status: 200, description: 'Dry run: every check passed; the would-be entity, nothing persisted.' }];
+  defineRoute(app, catalog, { method: 'POST', url: base, summary: `Create a ${name}`, tag: def.tag, permission: 'write', body: def.schemas.create, response: def.schemas.response, successStatus: 201, otherSuccess: dryRunSuccess, query: dryRunQuery }, async (request, actor) => {
     const { body, dryRun } = options(request, request.body);
     const result = await service.execute({ type: 'create', body }, actor, { dryRun });
     return dryRun
@@ -92,7 +89,7 @@ export function registerEntityRoutes(app: FastifyInstance, catalog: RouteCatalog
     );
   }
 
-  defineRoute(app, catalog, { method: 'GET', url: `${item}/versions`, summary: `List versions of a ${name}, newest first`, tag: def.tag, permission: 'read', list: true, response: def.schemas.response, query: PAGING }, async (request) => {
+  defineRoute(app, catalog, { method: 'GET', url: `${item}/versions`, summary: `List versions of a ${name}, newest first`, tag: def.tag, permission: 'read', list: true, response: def.schemas.response, query: PAGING_QUERY }, async (request) => {
     const query = queryOf(request);
     const paging = parsePaging(query);
     const entityId = id(request);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EXPERIMENT_DEFAULTS, ExperimentSchema } from '../../../schemas/experiment.js';
 import { createExperiment, FULL_EXPERIMENT, groups, ok, useExperimentConsole, type Body } from '../../test-support/experiment-fixtures.js';
+import { EXPERIMENT, EXPERIMENT_GROUP, EXPERIMENT_UNSET_FIELDS, specProblems } from '../../test-support/spec-fields.js';
 import { storeSnapshot } from '../../test-support/validation-table.js';
 
 const NOW = 1_700_000_000_000;
@@ -8,72 +9,35 @@ const env = useExperimentConsole(NOW);
 
 const BASE = '/console/v1/experiments';
 
-/** The spec's "Experiment version" fields, by the type it gives them. */
-const SPEC_FIELDS = {
-  string: [
-    'id', 'idType', 'description', 'lastModifierID', 'lastModifierEmail', 'lastModifierName', 'creatorName', 'creatorID', 'creatorEmail', 'hypothesis',
-    'targetingGateID', 'defaultConfidenceInterval', 'status', 'decisionReason', 'layerID', 'healthCheckStatus', 'experimentType', 'permalink', 'name',
-    'team', 'teamID', 'secondaryIDType', 'identifierMappingMode', 'identityResolutionSource', 'controlGroupID', 'launchedGroupID', 'assignmentSourceName',
-    'assignmentSourceExperimentName', 'scheduledReloadType', 'analysisEndTime', 'analyticsType', 'sprtBaselineMode', 'subtype', 'externalExperimentName',
-    'inlineTargetingRulesJSON',
-  ],
-  number: [
-    'lastModifiedTime', 'createdTime', 'startTime', 'endTime', 'decisionTime', 'allocation', 'version', 'duration', 'targetExposures', 'defaultRollupWindow',
-    'defaultChanceToBeatThreshold', 'allocationDuration', 'cohortedAnalysisDuration', 'fixedAnalysisDuration', 'scheduledReloadHour', 'defaultSPRTPowerParam',
-    'defaultSPRTMDE',
-  ],
-  boolean: [
-    'bonferroniCorrection', 'isStale', 'sequentialTesting', 'bonferroniCorrectionPerMetric', 'benjaminiHochbergPerVariant', 'benjaminiHochbergPerMetric',
-    'benjaminiPrimaryMetricsOnly', 'isAnalysisOnly', 'cohortedMetricsMatureAfterEnd', 'cohortWaitUntilEndToInclude', 'turboMode', 'isSidecar',
-  ],
-  // targetApps is a list of app names, as for every other kind.
-  stringArray: ['tags', 'holdoutIDs', 'primaryMetricTags', 'secondaryMetricTags', 'enabledNonProdEnvironments', 'targetApps'],
-  integerArray: ['userBuckets', 'scheduledReloadDays'],
-  objectArray: [
-    'groups', 'primaryMetrics', 'secondaryMetrics', 'otherMetrics', 'links', 'externalEvents', 'bayesianPriors', 'manualQualityScores', 'assignmentSourceFilters',
-    'sprtMDESettings', 'preComputedUserDimensions', 'cureCovariates', 'healthChecks', 'inlineTargetingRules', 'summarySections',
-  ],
-  object: ['reviewSettings', 'owner', 'stratifiedSampling', 'qualityScore'],
-} as const;
-
-function assertSpecTypes(experiment: Body, nullable: readonly string[] = []): void {
-  const problems: string[] = [];
-  const check = (field: string, ok: (v: unknown) => boolean): void => {
-    if (!(field in experiment)) problems.push(`${field} missing`);
-    else if (!(ok(experiment[field]) || (nullable.includes(field) && experiment[field] === null))) problems.push(`${field} = ${JSON.stringify(experiment[field])}`);
-  };
-  for (const f of SPEC_FIELDS.string) check(f, (v) => typeof v === 'string');
-  for (const f of SPEC_FIELDS.number) check(f, (v) => typeof v === 'number');
-  for (const f of SPEC_FIELDS.boolean) check(f, (v) => typeof v === 'boolean');
-  for (const f of SPEC_FIELDS.stringArray) check(f, (v) => Array.isArray(v) && v.every((x) => typeof x === 'string'));
-  for (const f of SPEC_FIELDS.integerArray) check(f, (v) => Array.isArray(v) && v.every((x) => Number.isInteger(x)));
-  for (const f of SPEC_FIELDS.objectArray) check(f, (v) => Array.isArray(v) && v.every((x) => typeof x === 'object' && x !== null));
-  for (const f of SPEC_FIELDS.object) check(f, (v) => typeof v === 'object' && v !== null && !Array.isArray(v));
-  check('activeReview', (v) => typeof v === 'object');
+/** Every spec field has the spec's type, never null; those named in `unset` may be left out instead. */
+function assertSpecTypes(experiment: Body, unset: readonly string[] = []): void {
+  const groups = Array.isArray(experiment['groups']) ? (experiment['groups'] as Body[]) : [];
+  const problems = [
+    ...specProblems(experiment, EXPERIMENT, 'experiment', unset),
+    ...groups.flatMap((g, i) => specProblems(g, EXPERIMENT_GROUP, `groups[${i}]`, ['description', 'foreignGroupID', 'disabled', 'highlighted'])),
+  ];
   expect(problems).toEqual([]);
 }
 
 describe('experiments: create, read, list', () => {
   it('creates an experiment in setup with every writable field defaulted and every response field typed', async () => {
     const created = await createExperiment(env.c, { name: 'Checkout colors' });
-    expect(created).toMatchObject({ id: 'checkout_colors', name: 'Checkout colors', status: 'setup', version: 1, startTime: null, launchedGroupID: null, createdTime: NOW });
+    expect(created).toMatchObject({ id: 'checkout_colors', name: 'Checkout colors', status: 'setup', version: 1, createdTime: NOW });
+    expect(created).not.toHaveProperty('startTime');
+    expect(created).not.toHaveProperty('launchedGroupID');
     for (const [field, value] of Object.entries(EXPERIMENT_DEFAULTS)) {
       if (field === 'groups' || field === 'creatorID' || field === 'creatorEmail') continue;
-      expect(created[field], field).toEqual(value);
+      // A default of null means "not set": the field is left out.
+      if (value === null) expect(created, field).not.toHaveProperty(field);
+      else expect(created[field], field).toEqual(value);
     }
     expect((created['groups'] as Body[]).map((g) => [g['name'], g['size']])).toEqual([['Control', 50], ['Test', 50]]);
     expect((created['groups'] as Body[]).every((g) => typeof g['id'] === 'string')).toBe(true);
     expect(created['creatorEmail']).toBe('admin@localhost');
-    expect(created['owner']).toBeNull();
+    expect(created).not.toHaveProperty('owner');
     expect(ExperimentSchema.safeParse(created).success).toBe(true);
-    // Left at their defaults, these fields are null; everything else has the spec's type.
-    assertSpecTypes(created, [
-      'targetingGateID', 'decisionReason', 'layerID', 'secondaryIDType', 'identifierMappingMode', 'identityResolutionSource', 'controlGroupID', 'launchedGroupID',
-      'assignmentSourceName', 'assignmentSourceExperimentName', 'scheduledReloadType', 'analysisEndTime', 'analyticsType', 'sprtBaselineMode', 'subtype',
-      'externalExperimentName', 'team', 'teamID', 'startTime', 'endTime', 'decisionTime', 'targetExposures', 'defaultRollupWindow', 'defaultChanceToBeatThreshold',
-      'allocationDuration', 'cohortedAnalysisDuration', 'fixedAnalysisDuration', 'scheduledReloadHour', 'defaultSPRTPowerParam', 'defaultSPRTMDE', 'owner',
-      'stratifiedSampling', 'qualityScore',
-    ]);
+    // Left at their defaults, these fields are not set and left out; everything else has the spec's type.
+    assertSpecTypes(created, EXPERIMENT_UNSET_FIELDS);
   });
 
   it('accepts every writable field and returns each with its type; after shipping no spec field is null', async () => {
@@ -95,7 +59,7 @@ describe('experiments: create, read, list', () => {
     await ok(env.c, 'PUT', `${BASE}/full_experiment/start`);
     const shipped = (await ok(env.c, 'PUT', `${BASE}/full_experiment/make_decision`, { id: 'g_test', decisionReason: 'blue wins' }))['data'] as Body;
     expect(ExperimentSchema.safeParse(shipped).success).toBe(true);
-    assertSpecTypes(shipped);
+    assertSpecTypes(shipped, ['activeReview']);
   });
 
   it('reads one experiment and 404s an unknown one', async () => {
@@ -244,7 +208,9 @@ describe('experiment computed fields', () => {
 
   it('healthCheckStatus is WAITING while no health check results exist', async () => {
     const created = await createExperiment(env.c, { name: 'one' });
-    expect(created).toMatchObject({ healthChecks: [], healthCheckStatus: 'WAITING', activeReview: null, qualityScore: null });
+    expect(created).toMatchObject({ healthChecks: [], healthCheckStatus: 'WAITING' });
+    expect(created).not.toHaveProperty('activeReview');
+    expect(created).not.toHaveProperty('qualityScore');
   });
 
   it('holdoutIDs lists the holdouts naming the experiment or its layer', async () => {

@@ -6,13 +6,19 @@ import { InputError } from '../../errors.js';
 import type { AuthService } from '../auth-service.js';
 import type { Store } from '../../store/ports.js';
 import { defineRoute } from '../http/define-route.js';
-import { stringParam } from '../http/request-helpers.js';
+import { pagination, PAGING_QUERY, parsePaging, queryOf, stringParam, type Pagination } from '../http/request-helpers.js';
 import type { RouteCatalog } from '../http/route-catalog.js';
 
 function parseBody<T>(schema: Parameters<typeof parseWith<T>>[0], body: unknown): T {
   const parsed = parseWith(schema, body ?? {});
   if (!parsed.ok) throw new InputError('Invalid request body.', parsed.errors);
   return parsed.value;
+}
+
+/** One page of a list held in memory (keys and roles are few), in the API's list envelope. */
+function paged<T>(path: string, query: Record<string, unknown>, items: readonly T[]): { data: T[]; pagination: Pagination } {
+  const paging = parsePaging(query);
+  return { data: items.slice(paging.offset, paging.offset + paging.limit), pagination: pagination(path, query, paging, items.length) };
 }
 
 /** Keys and roles: admin only (manage_keys, manage_roles). */
@@ -22,9 +28,9 @@ export function registerKeyRoutes(app: FastifyInstance, catalog: RouteCatalog, a
     message: 'Caller identified.',
     data: { userEmail: actor.userEmail, keyID: actor.keyId, role: actor.role, permissions: [...actor.permissions].sort() },
   }));
-  defineRoute(app, catalog, { method: 'GET', url: '/console/v1/keys', summary: 'List console keys', tag, permission: 'manage_keys', response: KeySchema }, async () => ({
+  defineRoute(app, catalog, { method: 'GET', url: '/console/v1/keys', summary: 'List console keys', tag, permission: 'manage_keys', list: true, response: KeySchema, query: PAGING_QUERY }, async (request) => ({
     message: 'Keys listed successfully.',
-    data: await auth.listKeys(),
+    ...paged('/console/v1/keys', queryOf(request), await auth.listKeys()),
   }));
   defineRoute(app, catalog, { method: 'POST', url: '/console/v1/keys', summary: 'Create a console key (the secret is shown only in this response)', tag, permission: 'manage_keys', body: KeyCreateSchema, response: KeySchema, successStatus: 201 }, async (request) => {
     const { key, secret } = await auth.createKey(parseBody(KeyCreateSchema, request.body));
@@ -51,9 +57,9 @@ export function registerKeyRoutes(app: FastifyInstance, catalog: RouteCatalog, a
     return { message: 'Key deleted successfully.' };
   });
 
-  defineRoute(app, catalog, { method: 'GET', url: '/console/v1/roles', summary: 'List roles and their permissions', tag, permission: 'manage_roles', response: RoleSchema }, async () => ({
+  defineRoute(app, catalog, { method: 'GET', url: '/console/v1/roles', summary: 'List roles and their permissions', tag, permission: 'manage_roles', list: true, response: RoleSchema, query: PAGING_QUERY }, async (request) => ({
     message: 'Roles listed successfully.',
-    data: await store.roles.list(),
+    ...paged('/console/v1/roles', queryOf(request), await store.roles.list()),
   }));
   defineRoute(app, catalog, { method: 'POST', url: '/console/v1/roles', summary: 'Create a custom role', tag, permission: 'manage_roles', body: RoleCreateSchema, response: RoleSchema, successStatus: 201 }, async (request) => {
     const body = parseBody(RoleCreateSchema, request.body);

@@ -3,13 +3,12 @@ import { REVIEW_MAX_WAIT_MS, REVIEW_STATUSES, ReviewCommitSchema, ReviewDecision
 import { parseWith } from '../../core/zod-errors.js';
 import { InputError } from '../../errors.js';
 import { defineRoute } from '../http/define-route.js';
-import { pagination, parsePaging, queryOf, stringParam } from '../http/request-helpers.js';
+import { pagination, PAGING_QUERY, parsePaging, queryOf, stringParam } from '../http/request-helpers.js';
 import type { QueryParam, RouteCatalog } from '../http/route-catalog.js';
 import type { HoldOptions, ReviewRef, ReviewService } from '../reviews/review-service.js';
 
 const LIST_QUERY: QueryParam[] = [
-  { name: 'page', type: 'integer', description: 'Page number, from 1 (default 1).' },
-  { name: 'limit', type: 'integer', description: 'Items per page (default 100, at most 1000).' },
+  ...PAGING_QUERY,
   { name: 'status', type: 'string', description: `Only reviews in these statuses, comma separated: ${REVIEW_STATUSES.join(', ')}.` },
 ];
 
