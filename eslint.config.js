@@ -14,7 +14,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['eslint.config.js', 'vitest.config.ts'],
+    files: ['eslint.config.js', 'vitest.config.ts', 'web/vite.config.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },
   {
