@@ -31,6 +31,7 @@ export function FieldDiff({ changes, caption }: { changes: readonly FieldChange[
           ))}
         </tbody>
       </table>
+      <p class="muted small">Version, times and modifier are left out.</p>
     </div>
   );
 }

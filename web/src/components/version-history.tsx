@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
-import { diffEntities } from '../../../controller/core/diff.js';
 import type { Api, Json } from '../api.js';
+import { contentChanges } from '../content-diff.js';
 import { showTime } from '../format.js';
 import { useAsync } from '../use-async.js';
 import { ErrorBox } from './error-box.js';
@@ -47,7 +47,7 @@ export function VersionHistory({ api, path }: { api: Api; path: string }) {
             {select('diff-from', 'Compare version', fromVersion, setFrom)}
             {select('diff-to', 'with version', toVersion, setTo)}
           </div>
-          {older && newer && <FieldDiff changes={diffEntities(older, newer)} caption={`Changes from version ${fromVersion} to version ${toVersion}`} />}
+          {older && newer && <FieldDiff changes={contentChanges(older, newer)} caption={`Changes from version ${fromVersion} to version ${toVersion}`} />}
         </>
       )}
     </section>

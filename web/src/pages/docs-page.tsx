@@ -35,7 +35,23 @@ function byTag(doc: Json): Map<string, Operation[]> {
   return groups;
 }
 
-function OperationView({ operation }: { operation: Operation }) {
+const REF = '#/components/schemas/';
+
+/** The schema with its component references written out, each component once (so recursive ones end in a $ref). */
+function inlineRefs(schema: unknown, components: Record<string, unknown>, seen = new Set<string>()): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => inlineRefs(s, components, seen));
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const ref = (schema as Json)['$ref'];
+  if (typeof ref === 'string' && ref.startsWith(REF)) {
+    const name = ref.slice(REF.length);
+    if (seen.has(name) || !(name in components)) return schema;
+    seen.add(name);
+    return { title: name, ...(inlineRefs(components[name], components, seen) as Json) };
+  }
+  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, inlineRefs(v, components, seen)]));
+}
+
+function OperationView({ operation, components }: { operation: Operation; components: Record<string, unknown> }) {
   const { op } = operation;
   const params = (op['parameters'] ?? []) as Json[];
   const body = ((op['requestBody'] as Json | undefined)?.['content'] as Json | undefined)?.['application/json'] as Json | undefined;
@@ -80,13 +96,13 @@ function OperationView({ operation }: { operation: Operation }) {
       {body && (
         <>
           <h4>Request body</h4>
-          <pre class="yaml">{toYaml(body['schema'])}</pre>
+          <pre class="yaml">{toYaml(inlineRefs(body['schema'], components))}</pre>
         </>
       )}
       {success && (
         <>
           <h4>Response {success[0]}</h4>
-          <pre class="yaml">{toYaml(successSchema ?? {})}</pre>
+          <pre class="yaml">{toYaml(inlineRefs(successSchema ?? {}, components))}</pre>
         </>
       )}
       <p class="muted small">Errors: {Object.keys(responses).filter((s) => !s.startsWith('2')).join(', ')}, in the error envelope.</p>
@@ -122,7 +138,7 @@ export function DocsPage() {
           <section key={tag} aria-labelledby={`tag-${tag}`}>
             <h2 id={`tag-${tag}`}>{tag}</h2>
             {shown.map((o) => (
-              <OperationView key={`${o.method} ${o.path}`} operation={o} />
+              <OperationView key={`${o.method} ${o.path}`} operation={o} components={schemas} />
             ))}
           </section>
         );

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { AuditEntrySchema } from '../../../schemas/audit.js';
 import type { Review } from '../../../schemas/review.js';
-import type { Api, Json } from '../api.js';
+import { ApiError, type Api, type Json } from '../api.js';
 import { AuditTable } from '../components/audit-table.js';
 import { ErrorBox } from '../components/error-box.js';
 import { Link } from '../components/link.js';
@@ -45,6 +45,16 @@ export function EntityDetailPage({ view, id }: { view: KindView; id: string }) {
     [api, view.listPath, id],
   );
 
+  if (entity.error instanceof ApiError && entity.error.status === 404) {
+    return (
+      <>
+        <h1>
+          {view.label}: {id}
+        </h1>
+        <ErrorBox error={entity.error} />
+      </>
+    );
+  }
   return (
     <>
       <p class="crumbs">

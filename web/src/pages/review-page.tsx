@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import { diffEntities } from '../../../controller/core/diff.js';
 import type { Review } from '../../../schemas/review.js';
 import type { Envelope } from '../api.js';
 import { ErrorBox } from '../components/error-box.js';
+import { contentChanges } from '../content-diff.js';
 import { FieldDiff } from '../components/field-diff.js';
 import { Link } from '../components/link.js';
 import { ReviewActions } from '../components/review-actions.js';
@@ -76,7 +76,7 @@ export function ReviewPage({ reviewId }: { reviewId: string }) {
   if (error) return <ErrorBox error={error} title="Could not read the review" />;
   if (!review) return <p aria-busy="true">Loading…</p>;
   const view = kindByName(review.configType);
-  const changes = diffEntities(review.oldConfig ?? {}, review.newConfig ?? {});
+  const changes = contentChanges(review.oldConfig ?? {}, review.newConfig ?? {});
   const entityHref = view ? `/entities/${view.folder}/${encodeURIComponent(review.configName)}` : undefined;
   return (
     <>
