@@ -144,7 +144,8 @@ export function AdminKeysPage() {
                   </td>
                   <td>{k.isActive ? 'active' : 'deactivated'}</td>
                   <td>{showTime(k.createdTime)}</td>
-                  <td class="buttons">
+                  <td>
+                    <div class="buttons">
                     <button type="button" onClick={() => act(k, 'PATCH', '/rotate')} aria-label={`Rotate key ${k.id}`}>
                       Rotate
                     </button>
@@ -156,6 +157,7 @@ export function AdminKeysPage() {
                     <button type="button" class="danger" onClick={() => act(k, 'DELETE', '')} aria-label={`Delete key ${k.id}`}>
                       Delete
                     </button>
+                    </div>
                   </td>
                 </tr>
               ))}

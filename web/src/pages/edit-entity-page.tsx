@@ -146,11 +146,15 @@ export function EditEntityPage({ view, id }: { view: KindView; id: string }) {
     <div class="field">
       <label for={`f-${name}`}>{label}</label>
       {name === 'description' || name === 'review' ? (
-        <textarea id={`f-${name}`} rows={2} value={form[name]} aria-invalid={fieldError(name) ? true : undefined} onInput={(e) => set({ [name]: (e.currentTarget as HTMLTextAreaElement).value })} />
+        <textarea id={`f-${name}`} rows={2} value={form[name]} aria-describedby={hint ? `f-${name}-hint` : undefined} aria-invalid={fieldError(name) ? true : undefined} onInput={(e) => set({ [name]: (e.currentTarget as HTMLTextAreaElement).value })} />
       ) : (
-        <input id={`f-${name}`} type="text" value={form[name]} aria-invalid={fieldError(name) ? true : undefined} onInput={(e) => set({ [name]: (e.currentTarget as HTMLInputElement).value })} />
+        <input id={`f-${name}`} type="text" value={form[name]} aria-describedby={hint ? `f-${name}-hint` : undefined} aria-invalid={fieldError(name) ? true : undefined} onInput={(e) => set({ [name]: (e.currentTarget as HTMLInputElement).value })} />
       )}
-      {hint && <p class="muted small">{hint}</p>}
+      {hint && (
+        <p id={`f-${name}-hint`} class="muted small">
+          {hint}
+        </p>
+      )}
       {fieldError(name) && (
         <p class="field-error">
           {label} {fieldError(name)}
