@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
 import { KINDS } from '../kinds.js';
 import { useSession } from '../session-context.js';
 import { Link } from './link.js';
@@ -8,6 +9,22 @@ export function Layout({ path, children }: { path: string; children: ComponentCh
   const { me, can, signOut } = useSession();
   const current = (href: string): 'page' | undefined => (path === href || path.startsWith(`${href}/`) ? 'page' : undefined);
   const admin = can('manage_settings') || can('manage_keys') || can('manage_roles');
+  const main = useRef<HTMLElement>(null);
+  const first = useRef(true);
+  // After moving to another page, focus goes to its content (as a page load would put it at the top),
+  // so keyboard and screen-reader users start there rather than on the link they left.
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    main.current?.focus();
+  }, [path]);
+  // The tab's title follows the page's heading.
+  useEffect(() => {
+    const heading = main.current?.querySelector('h1')?.textContent?.trim();
+    document.title = heading ? `${heading} · flagops console` : 'flagops console';
+  });
   return (
     <>
       <a class="skip" href="#main">
@@ -57,7 +74,7 @@ export function Layout({ path, children }: { path: string; children: ComponentCh
           </button>
         </div>
       </header>
-      <main id="main" tabIndex={-1}>
+      <main id="main" tabIndex={-1} ref={main}>
         {children}
       </main>
     </>

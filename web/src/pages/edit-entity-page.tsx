@@ -1,25 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { z } from 'zod';
-import { jsonEqual } from '../../../controller/core/json-equal.js';
-import { DynamicConfigPatchSchema } from '../../../schemas/dynamic-config.js';
-import { GATE_TYPES, GatePatchSchema } from '../../../schemas/gate.js';
-import { RuleRolloutShape } from '../../../schemas/rule.js';
+import { GATE_TYPES } from '../../../schemas/gate.js';
 import type { Review } from '../../../schemas/review.js';
 import { ApiError, type FieldProblem, type Json } from '../api.js';
 import { ErrorBox } from '../components/error-box.js';
 import { Link } from '../components/link.js';
-import { editorValue, parseEditor, ValueEditor, type EditorValue } from '../components/value-editor.js';
+import { editorValue, ValueEditor, type EditorValue } from '../components/value-editor.js';
+import { changeOf, editableRules } from '../entity-change.js';
 import type { KindView } from '../kinds.js';
 import { navigate } from '../router.js';
 import { useSession } from '../session-context.js';
-
-/** Rule fields the console adds to its answers; a change may not send them back. */
-const RESPONSE_ONLY_RULE_FIELDS = Object.keys(RuleRolloutShape);
-
-function editableRules(rules: unknown): unknown {
-  if (!Array.isArray(rules)) return [];
-  return rules.map((rule) => (typeof rule === 'object' && rule !== null ? Object.fromEntries(Object.entries(rule).filter(([k]) => !RESPONSE_ONLY_RULE_FIELDS.includes(k))) : rule));
-}
 
 interface Form {
   name: string;
@@ -43,48 +32,6 @@ function formOf(entity: Json): Form {
     defaultValue: typeof entity['defaultValueJson5'] === 'string' ? { format: 'json5', text: entity['defaultValueJson5'] } : editorValue(entity['defaultValue'] ?? {}),
     review: '',
   };
-}
-
-const issuesOf = (error: z.ZodError): FieldProblem[] => error.issues.map((i) => ({ property: i.path.join('.'), errorMessage: i.message }));
-
-/**
- * The partial update the form asks for: only fields that differ from the entity, checked with the
- * same zod schema the API validates PATCH bodies with.
- */
-function changeOf(view: KindView, entity: Json, form: Form): { change: Json; problems: FieldProblem[] } {
-  const problems: FieldProblem[] = [];
-  const wanted: Json = {
-    name: form.name,
-    description: form.description,
-    isEnabled: form.isEnabled,
-    tags: form.tags
-      .split(',')
-      .map((t) => t.trim())
-      .filter(Boolean),
-  };
-  if (view.kind === 'gate') wanted['type'] = form.type;
-  const rules = parseEditor(form.rules);
-  if (rules.ok) wanted['rules'] = rules.value;
-  else problems.push({ property: 'rules', errorMessage: rules.message });
-  const change: Json = {};
-  for (const [key, value] of Object.entries(wanted)) {
-    const current = key === 'rules' ? editableRules(entity['rules']) : entity[key];
-    if (!jsonEqual(current, value)) change[key] = value;
-  }
-  if (view.kind === 'dynamic_config') {
-    const parsed = parseEditor(form.defaultValue);
-    if (!parsed.ok) problems.push({ property: 'defaultValue', errorMessage: parsed.message });
-    else if (form.defaultValue.format === 'json5' ? form.defaultValue.text !== entity['defaultValueJson5'] : !jsonEqual(parsed.value, entity['defaultValue'])) {
-      // One twin replaces the pair: the console derives or drops the other.
-      if (form.defaultValue.format === 'json5') change['defaultValueJson5'] = form.defaultValue.text;
-      else change['defaultValue'] = parsed.value;
-    }
-  }
-  if (problems.length === 0) {
-    const checked = (view.kind === 'gate' ? GatePatchSchema : DynamicConfigPatchSchema).safeParse(change);
-    if (!checked.success) problems.push(...issuesOf(checked.error));
-  }
-  return { change, problems };
 }
 
 /** Edit a gate's or dynamic config's fields and submit the change as a review. */
@@ -122,7 +69,12 @@ export function EditEntityPage({ view, id }: { view: KindView; id: string }) {
 
   const submit = async (event: Event): Promise<void> => {
     event.preventDefault();
-    const { change, problems: found } = changeOf(view, entity, form);
+    const tags = form.tags
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean);
+    const kind = view.kind === 'gate' ? 'gate' : 'dynamic_config';
+    const { change, problems: found } = changeOf(kind, entity, { ...form, tags, defaultValue: kind === 'dynamic_config' ? form.defaultValue : undefined });
     if (found.length > 0) {
       setError(new ApiError(0, 'The change is not valid.', found));
       return;
