@@ -42,6 +42,8 @@ let chromium: LaunchedChromium;
 let headCommit: string;
 const keys: Record<string, string> = {};
 const contexts: BrowserContext[] = [];
+/** A review of kill_switch that alice submits, for the read-only and the admin tests. */
+let openReview = '';
 
 /** Decisions of the bridge wait here while a test holds them, so the page can be seen mid-validation. */
 let held: Promise<void> | undefined;
@@ -260,7 +262,8 @@ describe('the web console', () => {
     const reader = await signedIn(keys['reader']!);
     expect(await reader.getByTestId('whoami').textContent()).toBe('reader@example.com read_only');
     const submitted = (await api('POST', '/console/v1/gates/kill_switch/reviews', { description: 'enable', change: { isEnabled: true } }, keys['alice'])) as { data: { reviewID: string } };
-    await reader.goto(`${console_.url}/reviews/${submitted.data.reviewID}`);
+    openReview = submitted.data.reviewID;
+    await reader.goto(`${console_.url}/reviews/${openReview}`);
     await reader.getByTestId('review-status').waitFor();
     expect(await reader.getByRole('button').allTextContents()).toEqual(['Sign out']);
     await reader.goto(`${console_.url}/entities/gates/kill_switch`);
@@ -271,12 +274,22 @@ describe('the web console', () => {
     await reader.getByRole('alert').filter({ hasText: 'HTTP 404' }).waitFor();
   });
 
-  it('lets an admin manage settings and keys, the secret shown once', async () => {
+  it('lets an admin approve and commit with bypass, manage settings and keys, the secret shown once', async () => {
     const admin = await signedIn(console_.key);
-    await admin.getByRole('link', { name: 'Admin' }).click();
+    await admin.goto(`${console_.url}/reviews/${openReview}`);
+    await admin.getByRole('button', { name: 'Approve' }).click();
+    await admin.getByRole('button', { name: 'Commit changes (bypass validation)' }).click();
+    await admin.getByTestId('review-status').filter({ hasText: 'committed' }).waitFor();
+    await admin.getByText('validation bypassed').waitFor();
+    expect((await api('GET', '/console/v1/gates/kill_switch'))['data']).toMatchObject({ isEnabled: true });
+
+    await admin.getByRole('link', { name: 'Admin', exact: true }).click();
     expect(await admin.getByLabel('Webhook key').inputValue()).toBe('');
     await admin.getByText('A key is set; it is never shown.').waitFor();
     expect(await admin.getByLabel('Initial message').inputValue()).toBe(INITIAL_MESSAGE);
+    await admin.getByLabel('Initial message').fill('Checked against git by the bridge.');
+    await admin.getByRole('button', { name: 'Save webhook settings' }).click();
+    await expect.poll(async () => (await api('GET', '/console/v1/settings/precommit_webhook'))['data']).toMatchObject({ initialMessage: 'Checked against git by the bridge.', hasWebhookKey: true });
     await admin.getByRole('link', { name: 'Keys' }).click();
     await admin.getByLabel('User e-mail').fill('not-an-email');
     await admin.getByRole('button', { name: 'Create key' }).click();
