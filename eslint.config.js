@@ -26,6 +26,14 @@ export default tseslint.config(
     },
   },
   {
+    // The web console reaches the console over HTTP only: it shares schemas/, never the server's code.
+    files: ['web/**/*.ts', 'web/**/*.tsx'],
+    ignores: ['web/vite.config.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: ['**/controller/**', 'node:*', 'fastify', 'better-sqlite3', 'simple-git', 'chokidar'] }],
+    },
+  },
+  {
     files: ['controller/core/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: ['fastify', 'better-sqlite3', 'simple-git', 'chokidar', 'node:fs', 'node:fs/*', 'fs', 'node:child_process', 'node:http', '**/store/**', '**/console/**', '**/source/**', '**/reconcile/**', '**/bridge/**', '**/cli/**'] }],

@@ -1,10 +1,10 @@
 import type { z } from 'zod';
-import { jsonEqual } from '../../controller/core/json-equal.js';
 import { DynamicConfigPatchSchema } from '../../schemas/dynamic-config.js';
 import { GatePatchSchema } from '../../schemas/gate.js';
 import { RuleRolloutShape } from '../../schemas/rule.js';
 import type { FieldProblem, Json } from './api.js';
 import { parseEditor, type EditorValue } from './components/value-editor.js';
+import { jsonEqual } from './field-changes.js';
 
 /** Rule fields the console adds to its answers; a change may not send them back. */
 const RESPONSE_ONLY_RULE_FIELDS = Object.keys(RuleRolloutShape);
