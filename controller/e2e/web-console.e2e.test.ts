@@ -330,6 +330,14 @@ describe('the web console', () => {
         for (const v of await seriousAxeViolations(admin)) failures.push(`${scheme} ${path}: ${v.id} (${v.impact}) ${v.help} at ${JSON.stringify(v.nodes.slice(0, 3).map((n) => n.target))}`);
       }
     }
+    // Signed out: the sign-in page and the API docs.
+    const visitor = await (await newContext(1280)).newPage();
+    for (const path of ['/', '/docs']) {
+      await visitor.goto(`${console_.url}${path}`);
+      await visitor.locator('h1').first().waitFor();
+      await visitor.waitForLoadState('networkidle');
+      for (const v of await seriousAxeViolations(visitor)) failures.push(`signed out ${path}: ${v.id} (${v.impact}) ${v.help} at ${JSON.stringify(v.nodes.slice(0, 3).map((n) => n.target))}`);
+    }
     expect(failures).toEqual([]);
 
     const phone = await signedIn(keys['alice']!, 390);

@@ -8,6 +8,11 @@ export function FieldDiff({ changes, caption }: { changes: readonly FieldChange[
     <div class="table-wrap" tabIndex={0} role="region" aria-label={caption}>
       <table class="diff">
         <caption>{caption}</caption>
+        <colgroup>
+          <col class="field" />
+          <col />
+          <col />
+        </colgroup>
         <thead>
           <tr>
             <th scope="col">Field</th>
