@@ -12,21 +12,17 @@ describe('fieldChanges', () => {
     ]);
   });
 
-  it('matches rules by id (or name), so an inserted rule is one change and a move is reported', () => {
+  it('matches rules by name (or id), so an inserted rule is one change and a move is reported', () => {
     const a = { id: 'a', name: 'staff', passPercentage: 100 };
     const b = { id: 'b', name: 'ramp', passPercentage: 10 };
     const c = { id: 'c', name: 'beta', passPercentage: 5 };
     expect(fieldChanges({ rules: [a, b] }, { rules: [a, c, { ...b, passPercentage: 50 }] })).toEqual([
-      { path: 'rules[id=c]', new: c },
-      { path: 'rules[id=b].passPercentage', old: 10, new: 50 },
+      { path: 'rules[name=beta]', new: c },
+      { path: 'rules[name=ramp].passPercentage', old: 10, new: 50 },
     ]);
-    expect(fieldChanges({ rules: [a, b] }, { rules: [b, a] })).toEqual([{ path: 'rules#order', old: ['a', 'b'], new: ['b', 'a'] }]);
-    expect(fieldChanges({ rules: [a, b] }, { rules: [a] })).toEqual([{ path: 'rules[id=b]', old: b }]);
-    const named = (n: string, p: number) => ({ name: n, passPercentage: p });
-    expect(fieldChanges({ groups: [named('x', 50), named('y', 50)] }, { groups: [named('x', 40), named('y', 60)] })).toEqual([
-      { path: 'groups[name=x].passPercentage', old: 50, new: 40 },
-      { path: 'groups[name=y].passPercentage', old: 50, new: 60 },
-    ]);
+    expect(fieldChanges({ rules: [a, b] }, { rules: [b, a] })).toEqual([{ path: 'rules#order', old: ['staff', 'ramp'], new: ['ramp', 'staff'] }]);
+    expect(fieldChanges({ rules: [a, b] }, { rules: [a] })).toEqual([{ path: 'rules[name=ramp]', old: b }]);
+    expect(fieldChanges({ items: [{ id: 'x', size: 1 }] }, { items: [{ id: 'x', size: 2 }] })).toEqual([{ path: 'items[id=x].size', old: 1, new: 2 }]);
     expect(fieldChanges({ rules: [a] }, { rules: [] })).toEqual([{ path: 'rules', old: [a], new: [] }]);
   });
 

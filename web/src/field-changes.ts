@@ -1,7 +1,7 @@
 /**
  * Field-level differences between two states of an entity, for people to read. The page imports
  * nothing from the server's code, so it has its own: objects compare key by key, lists of items that
- * carry a unique id (or name) compare item by item (rules, variants, groups), anything else as a whole.
+ * carry a unique name (or id) compare item by item (rules, variants, groups), anything else as a whole.
  */
 export interface FieldChange {
   /** `description`, `rules[name=ramp].passPercentage`, `rules#order`. */
@@ -42,7 +42,8 @@ function diffValue(path: string, before: unknown, after: unknown, out: FieldChan
     return;
   }
   if (Array.isArray(before) && Array.isArray(after) && after.length > 0) {
-    for (const key of ['id', 'name']) {
+    // Names first: rules, variants and groups have unique names, and people know them by name.
+    for (const key of ['name', 'id']) {
       const oldKeys = keysOf(before, key);
       const newKeys = keysOf(after, key);
       if (!oldKeys || !newKeys) continue;
