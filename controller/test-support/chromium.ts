@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
@@ -14,6 +14,7 @@ export interface LaunchedChromium {
 
 /** Starts headless Chromium; playwright gives each launch a fresh temporary profile and removes it on close. */
 export async function launchChromium(): Promise<LaunchedChromium> {
+  if (!existsSync(CHROMIUM_PATH)) throw new Error(`No Chromium at ${CHROMIUM_PATH}: install Debian's package (apt-get install chromium), as .ci/run does.`);
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS });
   return { browser, close: () => browser.close() };
 }
