@@ -127,6 +127,8 @@ beforeAll(async () => {
   const applied = await runBuiltCli(['apply', repo, '--auto-approve', '--console', console_.url], { FLAGOPS_API_KEY: keys['alice']!, FLAGOPS_APPROVER_KEY: keys['bob']! });
   expect(applied.code, applied.stderr.slice(-2000)).toBe(0);
   for (const sample of SAMPLE_ENTITIES) await api('POST', apiPathOf(sample.folder), sample.body);
+  // Enough layers for a second page (50 a page).
+  await Promise.all(Array.from({ length: 52 }, (_, i) => api('POST', '/console/v1/layers', { id: `layer_${String(i).padStart(2, '0')}`, name: `Layer ${i}` })));
   // Two more versions of a gate, to diff.
   await api('PATCH', '/console/v1/gates/kill_switch', { description: 'Stops the checkout' });
   await api('PATCH', '/console/v1/gates/kill_switch', { description: 'Stops the new checkout', tags: ['ops'] });
@@ -159,12 +161,16 @@ describe('the web console', () => {
     expect(await alice.evaluate(() => JSON.stringify(globalThis.localStorage))).not.toContain(keys['alice']!);
   });
 
-  it('lists every kind, with search, tag filter and pages', async () => {
+  it('lists every kind and shows an entity of each, with search, tag filter and pages', async () => {
     const expected: Record<string, string> = {};
     for (const s of SAMPLE_ENTITIES) expected[s.folder] ??= String(s.body['id'] ?? s.body['name']);
     for (const [folder, id] of Object.entries(expected)) {
       await alice.goto(`${console_.url}/entities/${folder}`);
-      await alice.getByRole('link', { name: id, exact: true }).waitFor();
+      await alice.getByRole('link', { name: id, exact: true }).click();
+      await alice.getByRole('heading', { level: 1, name: new RegExp(`: ${id}$`) }).waitFor();
+      await alice.getByRole('table', { name: `Audit trail of ${id}` }).getByText('create').waitFor();
+      expect(await alice.locator('pre.yaml').textContent()).toContain(id);
+      expect(await alice.getByRole('alert').count(), `${folder}/${id}`).toBe(0);
     }
     await alice.getByRole('link', { name: 'Gates', exact: true }).click();
     await alice.getByRole('link', { name: 'checkout', exact: true }).waitFor();
@@ -182,6 +188,16 @@ describe('the web console', () => {
     await alice.getByRole('button', { name: 'Filter' }).click();
     await alice.getByText('Page 1 of 1 (3 items)').waitFor();
     await shot(alice, '1-entity-list');
+
+    await alice.getByRole('link', { name: 'Layers', exact: true }).click();
+    await alice.getByText('Page 1 of 2 (53 items)').waitFor();
+    await alice.getByRole('button', { name: 'Next' }).click();
+    await alice.getByText('Page 2 of 2 (53 items)').waitFor();
+    expect(alice.url()).toMatch(/\/entities\/layers\?page=2$/);
+    expect(await alice.locator('table.list tbody tr').count()).toBe(3);
+    await alice.goBack();
+    await alice.getByText('Page 1 of 2 (53 items)').waitFor();
+    expect(await alice.locator('table.list tbody tr').count()).toBe(50);
   });
 
   it('shows a managed gate with the commit of its last apply, and diffs any two versions of a gate', async () => {
