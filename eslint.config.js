@@ -14,7 +14,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['eslint.config.js', 'vitest.config.ts'],
+    files: ['eslint.config.js', 'vitest.config.ts', 'web/vite.config.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },
   {
@@ -23,6 +23,14 @@ export default tseslint.config(
     ignores: ['controller/main.ts', '**/*.test.ts', 'controller/test-support/**'],
     rules: {
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration in controller/main.ts only.' }],
+    },
+  },
+  {
+    // The web console reaches the console over HTTP only: it shares schemas/, never the server's code.
+    files: ['web/**/*.ts', 'web/**/*.tsx'],
+    ignores: ['web/vite.config.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: ['**/controller/**', 'node:*', 'fastify', 'better-sqlite3', 'simple-git', 'chokidar'] }],
     },
   },
   {

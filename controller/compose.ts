@@ -292,7 +292,7 @@ export async function runUp(options: UpOptions): Promise<void> {
   options.print(
     [
       '',
-      `Console:  ${url}   (admin key: ${keys.admin || 'see the first run'}; keys of up in ${keysFile})`,
+      `Console:  ${url}/   (the web console; sign in with the admin key: ${keys.admin || 'see the first run'}; keys of up in ${keysFile})`,
       `Repo:     ${repoDir} (branch ${branch})`,
       'Edit a file there and save to see its plan; commit it and up applies it through a review, the',
       "bridge and the pre-commit webhook. A console change that is not in git is rejected by the bridge.",

@@ -15,6 +15,7 @@ import { registerAuditRoutes } from './routes/audit-routes.js';
 import { registerEntityRoutes } from './routes/entity-routes.js';
 import { registerHealthRoutes } from './routes/health-routes.js';
 import { registerKeyRoutes } from './routes/key-routes.js';
+import { registerWebRoutes } from './routes/web-routes.js';
 
 export interface ConsoleAppDeps {
   store: Store;
@@ -163,5 +164,6 @@ export function buildConsoleApp(deps: ConsoleAppDeps): FastifyInstance {
   app.get('/openapi.json', async () => (openApi ??= buildOpenApiDocument(catalog, deps.publicUrl())));
   app.get('/health', async () => ({ status: 'ok' }));
   registerHealthRoutes(app, { store: deps.store, isClosing: () => closing, metrics });
+  registerWebRoutes(app);
   return app;
 }

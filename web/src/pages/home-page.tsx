@@ -1,0 +1,39 @@
+import { ErrorBox } from '../components/error-box.js';
+import { Link } from '../components/link.js';
+import { KINDS } from '../kinds.js';
+import { useSession } from '../session-context.js';
+import { useAsync } from '../use-async.js';
+
+/** What is in the console: each kind with its count, and the reviews that need attention. */
+export function HomePage() {
+  const { api } = useSession();
+  const counts = useAsync(
+    (signal) =>
+      Promise.all([
+        ...KINDS.map((k) => api.get<unknown[]>(k.listPath, { query: { limit: 1 }, signal }).then((r) => r.pagination?.totalItems ?? 0)),
+        api.get<unknown[]>('reviews', { query: { limit: 1, status: 'pending,approved,pending_webhook_validation,approved_webhook_validation,validation_timed_out' }, signal }).then((r) => r.pagination?.totalItems ?? 0),
+      ]),
+    [api],
+  );
+  const open = counts.data?.[KINDS.length];
+  return (
+    <>
+      <h1>Overview</h1>
+      <ErrorBox error={counts.error} />
+      <ul class="tiles">
+        {KINDS.map((k, i) => (
+          <li key={k.folder}>
+            <Link href={`/entities/${k.folder}`}>
+              <span class="tile-count">{counts.data ? counts.data[i] : '…'}</span> {k.plural}
+            </Link>
+          </li>
+        ))}
+        <li>
+          <Link href="/reviews">
+            <span class="tile-count">{open ?? '…'}</span> Open reviews
+          </Link>
+        </li>
+      </ul>
+    </>
+  );
+}
