@@ -47,6 +47,26 @@ describe('entity read cache', () => {
     expect((await console.call('GET', '/console/v1/gates/gate_one')).statusCode).toBe(404);
   });
 
+  it('serves a cached response frozen, and builds a clock-dependent one (experiment isStale) at every read', async () => {
+    let now = 1_700_000_000_000;
+    c = createTestConsole({ clock: () => now });
+    const groups = [
+      { name: 'control', size: 50, parameterValues: {} },
+      { name: 'test', size: 50, parameterValues: {} },
+    ];
+    expect((await c.call('POST', '/console/v1/experiments', { id: 'exp_one', name: 'exp one', duration: 1, groups })).statusCode).toBe(201);
+    expect((await c.call('PUT', '/console/v1/experiments/exp_one/start')).statusCode).toBe(200);
+    const read = async (): Promise<Record<string, unknown>> => (await c!.call('GET', '/console/v1/experiments/exp_one')).json().data;
+    expect((await read())['isStale']).toBe(false);
+    now += 2 * 24 * 3600 * 1000;
+    expect((await read())['isStale']).toBe(true);
+    expect((await c.call('POST', '/console/v1/gates', { id: 'gate_two', name: 'gate two' })).statusCode).toBe(201);
+    const service = c.services.get('gate');
+    const first = await service!.get('gate_two');
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(await service!.get('gate_two')).toBe(first);
+  });
+
   it('answers a rolled-back write with the stored state, and sees writes made past the services', async () => {
     const console = await withGate();
     await gate(console);

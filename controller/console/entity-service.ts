@@ -83,7 +83,7 @@ export class EntityService {
   readonly def: KindDef;
   private readonly writable: Set<string>;
   /** Reads since the store's data mark last moved (see `get`). */
-  private reads: { mark: string; records: Map<string, EntityRecord>; lookup: PreloadedLookup } | undefined;
+  private reads: { mark: string; url: string; records: Map<string, EntityRecord>; responses: Map<string, JsonObject>; lookup: PreloadedLookup } | undefined;
 
   constructor(
     def: KindDef,
@@ -128,14 +128,17 @@ export class EntityService {
   /**
    * Reads are cached until the store's data mark moves (any write in this process, committed or
    * rolled back, or a commit by another process): the stored record, and the lists of other kinds
-   * computed fields read (every holdout, for holdoutIDs). Cached records are frozen: responses are
-   * built as new objects around them.
+   * computed fields read (every holdout, for holdoutIDs), and the response itself unless it changes
+   * with the clock. Everything cached is frozen: callers never change a response.
    */
   async get(id: string): Promise<JsonObject> {
     const mark = this.deps.store.marks?.()?.data;
     if (mark === undefined) return this.respond((await this.current(id)).data);
-    if (this.reads?.mark !== mark) this.reads = { mark, records: new Map(), lookup: this.lookup() };
+    const url = this.deps.publicUrl();
+    if (this.reads?.mark !== mark || this.reads.url !== url) this.reads = { mark, url, records: new Map(), responses: new Map(), lookup: this.lookup() };
     const reads = this.reads;
+    const cached = reads.responses.get(id);
+    if (cached !== undefined) return cached;
     let record = reads.records.get(id);
     if (record === undefined) {
       record = deepFreeze(await this.current(id));
@@ -143,7 +146,12 @@ export class EntityService {
       reads.records.set(id, record);
     }
     const data = record.data;
-    return reads.lookup.run(this.deps.store.entities, (lookup) => this.toResponse(data, lookup), deepFreeze);
+    const response = await reads.lookup.run(this.deps.store.entities, (lookup) => this.toResponse(data, lookup), deepFreeze);
+    if (!this.def.decorateReadsClock) {
+      if (reads.responses.size >= READ_CACHE_MAX) reads.responses.clear();
+      reads.responses.set(id, deepFreeze(response));
+    }
+    return response;
   }
 
   async exists(id: string): Promise<boolean> {

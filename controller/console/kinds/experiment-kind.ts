@@ -177,6 +177,7 @@ export const experimentKind: KindDef = {
     ...lockErrors(experiment, previous),
   ],
   deleteBlocker: refusedWhileReferenced('experiment', 'Experiment'),
+  decorateReadsClock: true,
   decorate: (experiment, lookup) => {
     const start = experiment['startTime'];
     const duration = experiment['duration'];

@@ -65,6 +65,11 @@ export interface KindDef {
   deleteBlocker?: (id: string, lookup: EntityLookup) => string | undefined;
   /** Computed response fields (holdoutIDs, count...). */
   decorate?: (entity: JsonObject, lookup: EntityLookup) => JsonObject;
+  /**
+   * True when `decorate` reads the clock (an experiment's isStale): its responses change with time
+   * alone, so reads cache the stored record but build the response every time.
+   */
+  decorateReadsClock?: boolean;
   actions?: Readonly<Record<string, ActionDef>>;
   /** List query filters: name → predicate on the stored entity. */
   filters?: Readonly<Record<string, (entity: JsonObject, value: string) => boolean>>;
