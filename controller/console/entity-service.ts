@@ -93,6 +93,9 @@ export class EntityService {
     this.writable = new Set(shapeKeys(def.schemas.patch ?? def.schemas.create));
   }
 
+  /** Kinds `decorate` lists (holdouts): loaded before it runs instead of after its first miss. */
+  private readonly decorateLists = new Set<string>();
+
   /** A lookup for one call (kind functions read other entities through it). */
   private lookup(): PreloadedLookup {
     return new PreloadedLookup(this.deps.clock);
@@ -122,7 +125,7 @@ export class EntityService {
 
   /** The response shape of stored data, reading what its computed fields need through `repos`. */
   respond(data: JsonObject, repos: StoreRepos = this.deps.store): Promise<JsonObject> {
-    return this.lookup().run(repos.entities, (lookup) => this.toResponse(data, lookup));
+    return this.lookup().run(repos.entities, (lookup) => this.toResponse(data, lookup), undefined, this.decorateLists);
   }
 
   /**
@@ -146,7 +149,7 @@ export class EntityService {
       reads.records.set(id, record);
     }
     const data = record.data;
-    const response = await reads.lookup.run(this.deps.store.entities, (lookup) => this.toResponse(data, lookup), deepFreeze);
+    const response = await reads.lookup.run(this.deps.store.entities, (lookup) => this.toResponse(data, lookup), deepFreeze, this.decorateLists);
     if (!this.def.decorateReadsClock) {
       if (reads.responses.size >= READ_CACHE_MAX) reads.responses.clear();
       reads.responses.set(id, deepFreeze(response));
@@ -167,7 +170,7 @@ export class EntityService {
       const matching = (await entities.list(this.def.kind)).filter((r) => active.every(([name, value]) => this.def.filters?.[name]?.(r.data, value) ?? true));
       page = { total: matching.length, items: matching.slice(offset, offset + limit) };
     }
-    const items = await this.lookup().run(entities, (lookup) => page.items.map((r) => this.toResponse(r.data, lookup)));
+    const items = await this.lookup().run(entities, (lookup) => page.items.map((r) => this.toResponse(r.data, lookup)), undefined, this.decorateLists);
     return { total: page.total, items };
   }
 
@@ -175,7 +178,7 @@ export class EntityService {
     await this.current(id);
     const { entities } = this.deps.store;
     const page = await entities.versions(this.def.kind, id, offset, limit);
-    const items = await this.lookup().run(entities, (lookup) => page.items.map((v) => this.toResponse(v.data, lookup)));
+    const items = await this.lookup().run(entities, (lookup) => page.items.map((v) => this.toResponse(v.data, lookup)), undefined, this.decorateLists);
     return { total: page.total, items };
   }
 

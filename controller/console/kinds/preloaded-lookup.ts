@@ -42,14 +42,26 @@ export class PreloadedLookup implements EntityLookup {
     this.lists.set(kind, records);
   }
 
-  /** Runs fn, loading what it misses from `entities` and running it again, until it completes. */
-  async run<T>(entities: EntityRepo, fn: (lookup: EntityLookup) => T, freeze?: <R>(value: R) => R): Promise<T> {
+  /**
+   * Runs fn, loading what it misses from `entities` and running it again, until it completes. Kinds in
+   * `learned` are loaded whole before the first run, and every kind fn lists is added to it: a caller
+   * whose function always lists the same kinds (computed fields) runs it once after the first time.
+   */
+  async run<T>(entities: EntityRepo, fn: (lookup: EntityLookup) => T, freeze?: <R>(value: R) => R, learned?: Set<string>): Promise<T> {
+    if (learned) {
+      for (const kind of learned) {
+        if (this.lists.has(kind)) continue;
+        const list = await entities.list(kind);
+        this.lists.set(kind, freeze ? freeze(list) : list);
+      }
+    }
     for (;;) {
       try {
         return fn(this);
       } catch (error) {
         if (!(error instanceof LookupMiss)) throw error;
         if (error.id === undefined) {
+          learned?.add(error.kind);
           const list = await entities.list(error.kind);
           this.lists.set(error.kind, freeze ? freeze(list) : list);
         } else {
