@@ -39,6 +39,8 @@ export interface PreparedChange {
 export interface WriteResult {
   /** The entity as the read endpoint returns it; undefined after a delete. */
   entity: JsonObject | undefined;
+  /** The stored entity after the write (its version included); undefined after a delete. */
+  stored?: JsonObject;
   changed: boolean;
 }
 
@@ -283,11 +285,14 @@ export class EntityService {
   /** Validates and applies a change in one transaction (or only validates, for a dry run). */
   async execute(op: EntityOp, actor: Actor, options: WriteOptions = {}): Promise<WriteResult> {
     if (!options.dryRun) await this.deps.beforeDirectWrite?.(this.def.kind, actor);
-    return this.deps.store.transaction(async (tx) => {
+    const written = await this.deps.store.transaction(async (tx) => {
       const prepared = await this.prepare(op, actor, tx);
       if (!options.dryRun) this.assertEntityAllowsDirectWrite(prepared, actor);
-      return this.write(prepared, actor, tx, options);
+      return this.write(prepared, actor, tx, options, false);
     });
+    // The response is built after the commit: on a shared database the entity's row stays locked until
+    // then, and other writers of it wait for the lock.
+    return written.stored === undefined ? written : { ...written, entity: await this.respond(written.stored) };
   }
 
   /** An entity whose own reviewSettings require reviews changes only through a review, unless bypassed. */
@@ -303,7 +308,9 @@ export class EntityService {
    * Writes a prepared change: checks the expected version, stamps server fields, stores the entity,
    * its version snapshot and the audit row, through the caller's transaction.
    */
-  async write(prepared: PreparedChange, actor: Actor, tx: StoreRepos, options: WriteOptions = {}): Promise<WriteResult> {
+  async write(prepared: PreparedChange, actor: Actor, tx: StoreRepos, options: WriteOptions = {}, withResponse = true): Promise<WriteResult> {
+    const result = (stored: JsonObject, changed: boolean): Promise<WriteResult> | WriteResult =>
+      withResponse ? this.respond(stored, tx).then((entity) => ({ entity, stored, changed })) : { entity: undefined, stored, changed };
     const { def } = this;
     const { clock } = this.deps;
     const { before, id } = prepared;
@@ -316,7 +323,7 @@ export class EntityService {
       await this.audit(tx, actor, 'delete', id, before?.version ?? null, options);
       return { entity: undefined, changed: true };
     }
-    if (!prepared.changed && before) return { entity: await this.respond(before.data, tx), changed: false };
+    if (!prepared.changed && before) return result(before.data, false);
 
     const now = clock();
     const version = (before?.version ?? 0) + 1;
@@ -330,7 +337,7 @@ export class EntityService {
       lastModifierName: actor.userEmail,
       lastModifierEmail: actor.userEmail,
     };
-    if (options.dryRun) return { entity: await this.respond(data, tx), changed: true };
+    if (options.dryRun) return result(data, true);
 
     const newId = String(data[def.idField]);
     const record: EntityRecord = { kind: def.kind, id: newId, version, data };
@@ -351,7 +358,7 @@ export class EntityService {
     const action = prepared.op.type === 'action' ? prepared.op.action : prepared.op.type;
     const renamed = before !== undefined && newId !== before.id ? { ...options, auditDetails: { ...options.auditDetails, renamedFrom: before.id } } : options;
     await this.audit(tx, actor, action, newId, version, renamed);
-    return { entity: await this.respond(data, tx), changed: true };
+    return result(data, true);
   }
 
   private async audit(tx: StoreRepos, actor: Actor, action: string, id: string, version: number | null, options: WriteOptions): Promise<void> {

@@ -132,7 +132,11 @@ export function createPostgresStore(url: string, options: PostgresStoreOptions =
     },
   };
   const marks = new MarksRefresher(async () => {
-    const { rows } = await pooled.query<{ data: string; settings: number; auth: number }>(MARKS_QUERY);
+    const error = unusable();
+    if (error) throw error;
+    // Named: prepared once per connection, then only bound and run (it is the one query of nearly every
+    // request on a replica).
+    const { rows } = await pool.query<{ data: string; settings: number; auth: number }>({ name: 'flagops_marks', text: MARKS_QUERY });
     const row = rows[0]!;
     return { data: row.data, settings: String(row.settings), auth: String(row.auth) } satisfies ChangeMarks;
   });
