@@ -16,7 +16,7 @@ export const CHECKPOINT_INTERVAL_MS = 1000;
 /** SQLite's own checkpoint on commit, kept as a safety net should the timer not get to run. */
 const AUTOCHECKPOINT_PAGES = 20_000;
 /**
- * Longest a commit by another connection to the same file goes unseen by caches keyed on changeMark.
+ * Longest a commit by another connection to the same file goes unseen by caches keyed on the marks.
  * In the supported setups nothing else writes what those caches hold (`flagops keys` writes keys only).
  */
 const DATA_VERSION_RECHECK_MS = 100;
