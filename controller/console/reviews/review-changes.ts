@@ -1,12 +1,10 @@
 /**
- * In-process wake-ups for review long polls (`GET /reviews/{id}?waitWhile=`): whoever writes a review
- * record calls `changed(id)`; waiters on that id wake and re-read it.
- *
- * `changed` is called inside the store transaction that writes the review, so the wake-up is deferred
- * with `setImmediate`: transactions are synchronous, so by then the write has committed (or rolled
- * back, in which case the waiter re-reads the same status and waits again). Nothing here is a source
- * of truth: waiters also re-read on a slower timer, which covers what no notification announces
- * (a review turning stale because its entity changed, writes by another process on the same database).
+ * Wake-ups for review long polls (`GET /reviews/{id}?waitWhile=`): whoever wrote a review record calls
+ * `changed(id)` once the transaction has committed (the review service, the webhook dispatcher, and the
+ * store's events for writes made by other replicas); waiters on that id wake and re-read it. Wake-ups
+ * are batched with `setImmediate`. Nothing here is a source of truth: waiters also re-read on a slower
+ * timer, which covers what no notification announces (a review turning stale because its entity
+ * changed, a write by another process on the same SQLite file).
  */
 export class ReviewChanges {
   private readonly waiters = new Map<string, Set<() => void>>();
