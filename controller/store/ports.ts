@@ -27,6 +27,18 @@ export interface Page<T> {
   total: number;
 }
 
+/**
+ * An entity written together with its version snapshot and its audit row: all three are written, or
+ * none is. The snapshot is of the record itself (same kind, id and version).
+ */
+export interface EntityChange {
+  record: EntityRecord;
+  /** insert: a new (kind, id); update: an existing one. */
+  mode: 'insert' | 'update';
+  version: VersionRecord;
+  audit: Omit<AuditEntry, 'id'>;
+}
+
 export interface EntityRepo {
   get(kind: string, id: string): Promise<EntityRecord | undefined>;
   /** The stored version alone (no data parsed), or undefined when absent: for staleness checks. */
@@ -40,6 +52,12 @@ export interface EntityRepo {
   update(record: EntityRecord): Promise<void>;
   delete(kind: string, id: string): Promise<void>;
   appendVersion(version: VersionRecord): Promise<void>;
+  /**
+   * Writes a change as one call (on a network database, one round trip). Throws DuplicateKeyError,
+   * writing nothing, when an insert's (kind, id) or the snapshot's version exists; throws, writing
+   * nothing, when an update's entity is absent.
+   */
+  save(change: EntityChange): Promise<void>;
   /** Versions newest first. */
   versions(kind: string, id: string, offset: number, limit: number): Promise<Page<VersionRecord>>;
 }
@@ -294,5 +312,16 @@ export class DuplicateKeyError extends Error {
   constructor(what: string) {
     super(`${what} already exists`);
     this.name = 'DuplicateKeyError';
+  }
+}
+
+/** Throws unless a change is well formed: a known mode, and a version snapshot of its record (same kind, id and version). */
+export function assertEntityChange(change: EntityChange): void {
+  const { record, version, mode } = change;
+  if (mode !== 'insert' && mode !== 'update') throw new Error(`EntityChange: mode must be 'insert' or 'update', not ${JSON.stringify(mode)}`);
+  for (const field of ['kind', 'id', 'version'] as const) {
+    if (version[field] !== record[field]) {
+      throw new Error(`EntityChange: version.${field} (${String(version[field])}) differs from record.${field} (${String(record[field])})`);
+    }
   }
 }

@@ -4,7 +4,7 @@
  * `*.contract.test.ts` runs it with a function that opens a fresh, empty store.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DuplicateKeyError, UNDECIDED_REVIEW, type AuditEntry, type ChangeMarks, type EntityRecord, type KeyRecord, type ReviewRecord, type Store } from './ports.js';
+import { DuplicateKeyError, UNDECIDED_REVIEW, type AuditEntry, type ChangeMarks, type EntityChange, type EntityRecord, type KeyRecord, type ReviewRecord, type Store } from './ports.js';
 
 export interface OpenedStore {
   store: Store;
@@ -174,6 +174,115 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
         await store.entities.appendVersion({ kind: 'gate', id: 'a', version: 1, time: 1, data: {} });
         await expect(store.entities.appendVersion({ kind: 'gate', id: 'a', version: 1, time: 2, data: {} })).rejects.toThrow(DuplicateKeyError);
         expect((await store.entities.versions('gate', 'a', 0, 10)).items.map((v) => v.time)).toEqual([1]);
+      });
+    });
+
+    describe('entity changes (entity, version snapshot and audit row in one call)', () => {
+      const change = (record: EntityRecord, mode: EntityChange['mode'], overrides: Partial<Omit<AuditEntry, 'id'>> = {}): EntityChange => ({
+        record,
+        mode,
+        version: { kind: record.kind, id: record.id, version: record.version, time: 1_790_000_000_000 + record.version, data: record.data },
+        audit: auditEntry({ action: mode === 'insert' ? 'create' : 'update', entityId: record.id, version: record.version, ...overrides }),
+      });
+      /** What the separate calls write for the same change. */
+      const writeSeparately = async (c: EntityChange): Promise<void> => {
+        await store.entities[c.mode](c.record);
+        await store.entities.appendVersion(c.version);
+        await store.audit.append(c.audit);
+      };
+      const stored = async (kind: string, id: string) => ({
+        entity: await store.entities.get(kind, id),
+        versions: await store.entities.versions(kind, id, 0, 100),
+        audit: (await store.audit.list({ kind, entityId: id, offset: 0, limit: 100 })).items.map(({ id: _, ...entry }) => entry),
+      });
+      const auditCount = async (): Promise<number> => (await store.audit.list({ offset: 0, limit: 1 })).total;
+
+      it('writes the rows the separate calls write, the audit row with the next id', async () => {
+        const details = { reason: 'bench', nested: { list: [1, 'two', null] } };
+        const separate = (id: string, version: number, mode: EntityChange['mode']) =>
+          change(gate(id, version, { rules: [{ id: 'r1' }] }), mode, { actorKeyId: null, reviewId: 'review-1', details });
+        await writeSeparately(separate('a', 1, 'insert'));
+        const before = (await store.audit.list({ offset: 0, limit: 1 })).items[0]!;
+        await store.entities.save(separate('b', 1, 'insert'));
+        await writeSeparately(separate('a', 2, 'update'));
+        await store.entities.save(separate('b', 2, 'update'));
+        const [a, b] = [await stored('gate', 'a'), await stored('gate', 'b')];
+        expect(b.entity).toEqual({ ...a.entity, id: 'b', data: { ...a.entity!.data, id: 'b', name: 'b' } });
+        expect(b.entity).toEqual(gate('b', 2, { rules: [{ id: 'r1' }] }));
+        expect(b.versions.total).toBe(2);
+        expect(b.versions.items).toEqual(a.versions.items.map((v) => ({ ...v, id: 'b', data: { ...v.data, id: 'b', name: 'b' } })));
+        expect(b.audit).toEqual(a.audit.map((entry) => ({ ...entry, entityId: 'b' })));
+        expect(b.audit[1]).toEqual({ ...auditEntry({ entityId: 'b', actorKeyId: null, reviewId: 'review-1', details }), action: 'create' });
+        const ids = (await store.audit.list({ offset: 0, limit: 10 })).items.map((e) => Number(e.id));
+        expect(ids).toEqual([...ids].sort((x, y) => y - x));
+        expect(ids[2]).toBeGreaterThan(Number(before.id));
+        expect((await store.entities.list('gate')).map((r) => r.id)).toEqual(['a', 'b']);
+      });
+
+      it('keeps a snapshot whose data differs from the record', async () => {
+        const c = change(gate('a'), 'insert');
+        await store.entities.save({ ...c, version: { ...c.version, data: { snapshot: true } } });
+        expect((await store.entities.versions('gate', 'a', 0, 1)).items[0]?.data).toEqual({ snapshot: true });
+        expect(await store.entities.get('gate', 'a')).toEqual(gate('a'));
+      });
+
+      it('an insert of an existing (kind, id) throws DuplicateKeyError and writes nothing of the three', async () => {
+        await store.entities.save(change(gate('a', 1, { name: 'first' }), 'insert'));
+        const before = await stored('gate', 'a');
+        await expect(store.entities.save(change(gate('a', 2, { name: 'second' }), 'insert'))).rejects.toThrow(DuplicateKeyError);
+        expect(await stored('gate', 'a')).toEqual(before);
+        expect(await auditCount()).toBe(1);
+      });
+
+      it('a snapshot version that exists throws DuplicateKeyError and writes nothing of the three', async () => {
+        await store.entities.save(change(gate('a', 1), 'insert'));
+        await store.entities.appendVersion({ kind: 'gate', id: 'a', version: 2, time: 5, data: { taken: true } });
+        const before = await stored('gate', 'a');
+        await expect(store.entities.save(change(gate('a', 2, { description: 'changed' }), 'update'))).rejects.toThrow(DuplicateKeyError);
+        expect(await stored('gate', 'a')).toEqual(before);
+        await store.entities.appendVersion({ kind: 'gate', id: 'b', version: 1, time: 5, data: {} });
+        await expect(store.entities.save(change(gate('b'), 'insert'))).rejects.toThrow(DuplicateKeyError);
+        expect(await store.entities.get('gate', 'b')).toBeUndefined();
+        expect(await auditCount()).toBe(1);
+      });
+
+      it('an update of an absent entity throws and writes nothing', async () => {
+        await expect(store.entities.save(change(gate('ghost', 2), 'update'))).rejects.toThrow('gate ghost does not exist: nothing was written');
+        expect(await stored('gate', 'ghost')).toEqual({ entity: undefined, versions: { items: [], total: 0 }, audit: [] });
+      });
+
+      it('refuses a snapshot of another record or an unknown mode, naming the field, and writes nothing', async () => {
+        const c = change(gate('a', 2), 'insert');
+        await expect(store.entities.save({ ...c, version: { ...c.version, version: 3 } })).rejects.toThrow('version.version (3) differs from record.version (2)');
+        await expect(store.entities.save({ ...c, version: { ...c.version, id: 'b' } })).rejects.toThrow('version.id (b) differs from record.id (a)');
+        await expect(store.entities.save({ ...c, mode: 'upsert' as EntityChange['mode'] })).rejects.toThrow(`mode must be 'insert' or 'update', not "upsert"`);
+        expect(await stored('gate', 'a')).toEqual({ entity: undefined, versions: { items: [], total: 0 }, audit: [] });
+      });
+
+      it('inside a transaction that then throws, nothing is kept', async () => {
+        await store.entities.save(change(gate('a', 1), 'insert'));
+        const before = await stored('gate', 'a');
+        await expect(
+          store.transaction(async (tx) => {
+            await tx.entities.save(change(gate('a', 2, { description: 'lost' }), 'update'));
+            await tx.entities.save(change(gate('b', 1), 'insert'));
+            expect((await tx.entities.get('gate', 'a'))?.version).toBe(2);
+            throw new Error('undo');
+          }),
+        ).rejects.toThrow('undo');
+        expect(await stored('gate', 'a')).toEqual(before);
+        expect(await stored('gate', 'b')).toEqual({ entity: undefined, versions: { items: [], total: 0 }, audit: [] });
+        expect(await auditCount()).toBe(1);
+      });
+
+      it('inside a transaction, a DuplicateKeyError can be caught and the transaction goes on', async () => {
+        await store.entities.save(change(gate('a', 1), 'insert'));
+        await store.transaction(async (tx) => {
+          await expect(tx.entities.save(change(gate('a', 1), 'insert'))).rejects.toThrow(DuplicateKeyError);
+          await tx.entities.save(change(gate('a', 2), 'update'));
+        });
+        expect((await stored('gate', 'a')).versions.items.map((v) => v.version)).toEqual([2, 1]);
+        expect(await auditCount()).toBe(2);
       });
     });
 

@@ -1,4 +1,5 @@
 import {
+  assertEntityChange,
   DuplicateKeyError,
   type AuditEntry,
   type AuditQuery,
@@ -73,6 +74,19 @@ export function createMemoryStore(): Store {
         if (list.some((v) => v.version === version.version)) throw new DuplicateKeyError(`version ${version.version} of ${version.kind} ${version.id}`);
         list.push(clone(version));
         state.versions.set(key(version.kind, version.id), list);
+      },
+      save: (change) => {
+        assertEntityChange(change);
+        const { record, version } = change;
+        const existing = state.entities.has(key(record.kind, record.id));
+        if (change.mode === 'insert' && existing) throw new DuplicateKeyError(`${record.kind} ${record.id}`);
+        if (change.mode === 'update' && !existing) throw new Error(`${record.kind} ${record.id} does not exist: nothing was written`);
+        if (state.versions.get(key(version.kind, version.id))?.some((v) => v.version === version.version)) {
+          throw new DuplicateKeyError(`version ${version.version} of ${version.kind} ${version.id}`);
+        }
+        repos.entities[change.mode](record);
+        repos.entities.appendVersion(version);
+        repos.audit.append(change.audit);
       },
       versions: (kind, id, offset, limit) => {
         const list = [...(state.versions.get(key(kind, id)) ?? [])].sort((a, b) => b.version - a.version);

@@ -89,9 +89,10 @@ export function openSqliteStore(path: string, migrations: Migration[] = MIGRATIO
   const settings = new SqliteSettingsRepo(db);
   const auth = new SqliteAuthRepo(db);
   const roles = new SqliteRoleRepo(db);
+  const audit = new SqliteAuditRepo(db);
   const repos: SyncRepos = {
-    entities: new SqliteEntityRepo(db),
-    audit: new SqliteAuditRepo(db),
+    entities: new SqliteEntityRepo(db, audit),
+    audit,
     auth,
     roles,
     settings,

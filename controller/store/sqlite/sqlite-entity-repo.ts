@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
-import { DuplicateKeyError, type EntityRecord, type EntityRepo, type Page, type VersionRecord } from '../ports.js';
+import { assertEntityChange, DuplicateKeyError, type EntityChange, type EntityRecord, type EntityRepo, type Page, type VersionRecord } from '../ports.js';
 import type { Sync } from '../sync-backed-store.js';
+import type { SqliteAuditRepo } from './sqlite-audit-repo.js';
 
 interface EntityRow {
   kind: string;
@@ -15,8 +16,9 @@ interface VersionRow extends EntityRow {
 
 export class SqliteEntityRepo implements Sync<EntityRepo> {
   private readonly stmts;
+  private readonly saveAll: (change: EntityChange) => void;
 
-  constructor(db: Database.Database) {
+  constructor(db: Database.Database, audit: SqliteAuditRepo) {
     this.stmts = {
       get: db.prepare('SELECT kind, id, version, data FROM entities WHERE kind = ? AND id = ?'),
       version: db.prepare('SELECT version FROM entities WHERE kind = ? AND id = ?').pluck(),
@@ -31,6 +33,19 @@ export class SqliteEntityRepo implements Sync<EntityRepo> {
       versions: db.prepare('SELECT kind, id, version, time, data FROM entity_versions WHERE kind = ? AND id = ? ORDER BY version DESC LIMIT ? OFFSET ?'),
       countVersions: db.prepare('SELECT COUNT(*) AS n FROM entity_versions WHERE kind = ? AND id = ?'),
     };
+    // A savepoint inside the caller's transaction (or a transaction of its own): a failure after the
+    // first statement (a taken version) undoes what the call wrote, and only that.
+    this.saveAll = db.transaction((change: EntityChange) => {
+      const { record, version } = change;
+      const data = JSON.stringify(record.data);
+      if (change.mode === 'insert') insertRow(this.stmts.insert, record, data);
+      else if (this.stmts.update.run(record.version, data, record.kind, record.id).changes === 0) {
+        throw new Error(`${record.kind} ${record.id} does not exist: nothing was written`);
+      }
+      // The snapshot is usually the stored data itself: serialized once then.
+      appendVersionRow(this.stmts.appendVersion, version, version.data === record.data ? data : JSON.stringify(version.data));
+      audit.append(change.audit);
+    });
   }
 
   get(kind: string, id: string): EntityRecord | undefined {
@@ -52,12 +67,7 @@ export class SqliteEntityRepo implements Sync<EntityRepo> {
   }
 
   insert(record: EntityRecord): void {
-    try {
-      this.stmts.insert.run(record.kind, record.id, record.version, JSON.stringify(record.data));
-    } catch (error) {
-      if (isUniqueViolation(error)) throw new DuplicateKeyError(`${record.kind} ${record.id}`);
-      throw error;
-    }
+    insertRow(this.stmts.insert, record, JSON.stringify(record.data));
   }
 
   update(record: EntityRecord): void {
@@ -70,12 +80,12 @@ export class SqliteEntityRepo implements Sync<EntityRepo> {
   }
 
   appendVersion(version: VersionRecord): void {
-    try {
-      this.stmts.appendVersion.run(version.kind, version.id, version.version, version.time, JSON.stringify(version.data));
-    } catch (error) {
-      if (isUniqueViolation(error)) throw new DuplicateKeyError(`version ${version.version} of ${version.kind} ${version.id}`);
-      throw error;
-    }
+    appendVersionRow(this.stmts.appendVersion, version, JSON.stringify(version.data));
+  }
+
+  save(change: EntityChange): void {
+    assertEntityChange(change);
+    this.saveAll(change);
   }
 
   versions(kind: string, id: string, offset: number, limit: number): Page<VersionRecord> {
@@ -84,6 +94,24 @@ export class SqliteEntityRepo implements Sync<EntityRepo> {
       time: row.time,
     }));
     return { items, total: (this.stmts.countVersions.get(kind, id) as { n: number }).n };
+  }
+}
+
+function insertRow(stmt: Database.Statement, record: EntityRecord, data: string): void {
+  try {
+    stmt.run(record.kind, record.id, record.version, data);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new DuplicateKeyError(`${record.kind} ${record.id}`);
+    throw error;
+  }
+}
+
+function appendVersionRow(stmt: Database.Statement, version: VersionRecord, data: string): void {
+  try {
+    stmt.run(version.kind, version.id, version.version, version.time, data);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new DuplicateKeyError(`version ${version.version} of ${version.kind} ${version.id}`);
+    throw error;
   }
 }
 
