@@ -4,7 +4,7 @@ import { EntityIdSchema } from '../../schemas/common.js';
 import { jsonEqual } from '../core/json-equal.js';
 import { parseWith } from '../core/zod-errors.js';
 import { ConflictError, InputError, NotAllowedError, NotFoundError, type FieldError } from '../errors.js';
-import { DuplicateKeyError, type EntityRecord, type JsonObject, type Page, type Store, type StoreRepos } from '../store/ports.js';
+import { DuplicateKeyError, type AuditEntry, type EntityRecord, type JsonObject, type Page, type Store, type StoreRepos } from '../store/ports.js';
 import type { EntityLookup, KindDef } from './kinds/kind-def.js';
 import { PreloadedLookup } from './kinds/preloaded-lookup.js';
 import { conformToSchema } from './kinds/response-shape.js';
@@ -341,28 +341,35 @@ export class EntityService {
 
     const newId = String(data[def.idField]);
     const record: EntityRecord = { kind: def.kind, id: newId, version, data };
+    const action = prepared.op.type === 'action' ? prepared.op.action : prepared.op.type;
+    const snapshot = { kind: def.kind, id: newId, version, time: now, data };
     try {
-      if (!before) await tx.entities.insert(record);
-      else if (newId !== before.id) {
+      if (before === undefined || newId === before.id) {
+        // One call: on PostgreSQL one round trip under the entity's row lock, which every write of
+        // the entity waits for.
+        await tx.entities.save({ record, mode: before ? 'update' : 'insert', version: snapshot, audit: this.auditEntry(actor, action, newId, version, options) });
+      } else {
         // Kinds keyed by name (assignment sources) can be renamed: move the record and its history.
         const history = (await tx.entities.versions(def.kind, before.id, 0, Number.MAX_SAFE_INTEGER)).items;
         await tx.entities.delete(def.kind, before.id);
         await tx.entities.insert(record);
         for (const old of history.reverse()) await tx.entities.appendVersion({ ...old, id: newId });
-      } else await tx.entities.update(record);
+        await tx.entities.appendVersion(snapshot);
+        await this.audit(tx, actor, action, newId, version, { ...options, auditDetails: { ...options.auditDetails, renamedFrom: before.id } });
+      }
     } catch (error) {
       if (error instanceof DuplicateKeyError) throw new ConflictError(`${def.label} ${newId} already exists.`);
       throw error;
     }
-    await tx.entities.appendVersion({ kind: def.kind, id: newId, version, time: now, data });
-    const action = prepared.op.type === 'action' ? prepared.op.action : prepared.op.type;
-    const renamed = before !== undefined && newId !== before.id ? { ...options, auditDetails: { ...options.auditDetails, renamedFrom: before.id } } : options;
-    await this.audit(tx, actor, action, newId, version, renamed);
     return result(data, true);
   }
 
   private async audit(tx: StoreRepos, actor: Actor, action: string, id: string, version: number | null, options: WriteOptions): Promise<void> {
-    await tx.audit.append({
+    await tx.audit.append(this.auditEntry(actor, action, id, version, options));
+  }
+
+  private auditEntry(actor: Actor, action: string, id: string, version: number | null, options: WriteOptions): Omit<AuditEntry, 'id'> {
+    return {
       time: this.deps.clock(),
       actorEmail: actor.userEmail,
       actorKeyId: actor.keyId,
@@ -372,7 +379,7 @@ export class EntityService {
       version,
       reviewId: options.reviewId ?? null,
       details: options.auditDetails ?? null,
-    });
+    };
   }
 }
 

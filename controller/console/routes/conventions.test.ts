@@ -265,15 +265,18 @@ describe('writes are transactions', () => {
   it('a store failure in the middle of a write leaves nothing behind', async () => {
     await createGate();
     const before = await snapshot(c);
-    // The audit row is the last write of the transaction: fail it after the entity was written.
+    // The entity, its version and its audit row are written, then the store fails.
     const transaction = c.store.transaction.bind(c.store);
     c.store.transaction = (fn) =>
       transaction((tx) =>
         fn({
           ...tx,
-          audit: {
-            ...tx.audit,
-            append: () => Promise.reject(new Error('disk full')),
+          entities: {
+            ...tx.entities,
+            save: async (change) => {
+              await tx.entities.save(change);
+              throw new Error('disk full');
+            },
           },
         }),
       );
