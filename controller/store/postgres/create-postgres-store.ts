@@ -56,9 +56,9 @@ function transactionQueryable(client: pg.PoolClient): { db: Queryable; finish: (
   let tail: Promise<unknown> = Promise.resolve();
   let ended = false;
   const db: Queryable = {
-    query: (text, values) => {
+    query: (text, values, name) => {
       if (ended) return Promise.reject(new Error('The transaction has ended: its repositories can no longer be used'));
-      const run = tail.then(() => client.query(text, values));
+      const run = tail.then(() => (name === undefined ? client.query(text, values) : client.query({ name, text, values })));
       tail = run.catch(() => undefined);
       return run;
     },
@@ -126,9 +126,10 @@ export function createPostgresStore(url: string, options: PostgresStoreOptions =
     return new Error(state === 'closed' ? 'The PostgreSQL store is closed' : 'The PostgreSQL store is not open yet: await store.open() first');
   };
   const pooled: Queryable = {
-    query: (text, values) => {
+    query: (text, values, name) => {
       const error = unusable();
-      return error ? Promise.reject(error) : pool.query(text, values);
+      if (error) return Promise.reject(error);
+      return name === undefined ? pool.query(text, values) : pool.query({ name, text, values });
     },
   };
   const marks = new MarksRefresher(async () => {

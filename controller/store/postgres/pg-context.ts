@@ -2,7 +2,11 @@ import type { QueryResultRow } from 'pg';
 
 /** What the repositories run statements on: the pool (calls on the store) or one client (a transaction). */
 export interface Queryable {
-  query<R extends QueryResultRow>(text: string, values?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>;
+  /**
+   * With a name, the statement is prepared once per connection and then only bound and run (for
+   * statements run on every write); one name always goes with one text.
+   */
+  query<R extends QueryResultRow>(text: string, values?: unknown[], name?: string): Promise<{ rows: R[]; rowCount: number | null }>;
 }
 
 /** Each repository's view of where it runs. */

@@ -109,7 +109,7 @@ export class PgEntityRepo implements EntityRepo {
     const data = JSON.stringify(record.data);
     // The snapshot is usually the stored data itself: serialized once then.
     const versionData = version.data === record.data ? data : JSON.stringify(version.data);
-    const { rows } = await this.ctx.db.query<{ written: number; version_taken: boolean }>(SAVE_SQL[change.mode], [
+    const values = [
       record.kind,
       record.id,
       record.version,
@@ -125,7 +125,8 @@ export class PgEntityRepo implements EntityRepo {
       audit.version,
       audit.reviewId,
       audit.details === null ? null : JSON.stringify(audit.details),
-    ]);
+    ];
+    const { rows } = await this.ctx.db.query<{ written: number; version_taken: boolean }>(SAVE_SQL[change.mode], values, `flagops_save_${change.mode}`);
     const row = rows[0]!;
     if (row.written > 0) return;
     if (row.version_taken) throw new DuplicateKeyError(`version ${version.version} of ${version.kind} ${version.id}`);
