@@ -44,7 +44,7 @@ export function AuditPage({ query }: { query: URLSearchParams }) {
       {log.data && (
         <>
           <AuditTable entries={log.data.data} caption="Audit log" showEntity />
-          <Pager page={page} pageSize={PAGE_SIZE} total={log.data.pagination?.totalItems ?? 0} label="Audit log" onPage={(p) => go({ page: p })} />
+          <Pager page={log.data.pagination?.pageNumber ?? page} pageSize={PAGE_SIZE} total={log.data.pagination?.totalItems ?? 0} label="Audit log" onPage={(p) => go({ page: p })} />
         </>
       )}
     </>

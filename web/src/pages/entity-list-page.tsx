@@ -14,6 +14,8 @@ export const PAGE_SIZE = 50;
 interface ListPage {
   items: Json[];
   total: number;
+  /** The page these items are: the pager shows it, not the one being loaded, so label and rows agree. */
+  page: number;
 }
 
 /**
@@ -24,7 +26,7 @@ async function loadList(api: Api, view: KindView, search: string, tag: string, p
   const tags = tag || undefined;
   if (!search) {
     const r = await api.get<Json[]>(view.listPath, { query: { page, limit: PAGE_SIZE, tags }, signal });
-    return { items: r.data, total: r.pagination?.totalItems ?? r.data.length };
+    return { items: r.data, total: r.pagination?.totalItems ?? r.data.length, page };
   }
   const needle = search.toLowerCase();
   const found: Json[] = [];
@@ -36,7 +38,7 @@ async function loadList(api: Api, view: KindView, search: string, tag: string, p
     }
     if (!r.pagination?.nextPage || r.data.length === 0) break;
   }
-  return { items: found.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE), total: found.length };
+  return { items: found.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE), total: found.length, page };
 }
 
 function statusOf(e: Json): string {
@@ -127,7 +129,7 @@ export function EntityListPage({ view, query }: { view: KindView; query: URLSear
             </table>
           </div>
           {list.data.items.length === 0 && <p class="muted">No {view.plural.toLowerCase()} {search || tag ? 'match the filter' : 'yet'}.</p>}
-          <Pager page={page} pageSize={PAGE_SIZE} total={list.data.total} label={view.plural} onPage={(p) => go({ page: p })} />
+          <Pager page={list.data.page} pageSize={PAGE_SIZE} total={list.data.total} label={view.plural} onPage={(p) => go({ page: p })} />
         </>
       )}
       {!list.data && list.loading && <p aria-busy="true">Loading…</p>}
