@@ -81,6 +81,7 @@ export const DynamicConfigSchema = z
     ...responseShape(fields, ['creatorID', 'creatorEmail', 'schema', 'schemaJson5', 'team', 'teamID', 'releasePipelineID']),
     rules: z.array(DynamicConfigRuleSchema.extend(RuleResponseShape)),
     isTemplate: z.boolean().describe('Whether this config is a template.'),
+    status: z.enum(['Enabled', 'Disabled', 'Archived']).describe('Archived while archived (PUT .../archive, .../unarchive), else Enabled or Disabled as isEnabled says.'),
     ...ComputedResponseShape,
   })
   .meta({ id: 'DynamicConfig', description: 'A dynamic config as the console returns it.' });

@@ -26,7 +26,7 @@ import {
 } from './common.js';
 import { GateRuleSchema, RuleResponseShape } from './rule.js';
 
-export const EXPERIMENT_STATUSES = ['setup', 'active', 'decision_made', 'abandoned'] as const;
+export const EXPERIMENT_STATUSES = ['setup', 'active', 'decision_made', 'abandoned', 'archived'] as const;
 export type ExperimentStatus = (typeof EXPERIMENT_STATUSES)[number];
 
 const text = (description: string) => z.string().describe(description);
@@ -369,7 +369,9 @@ export const ExperimentSchema = z
       }),
     ),
     inlineTargetingRules: z.array(ExperimentTargetingRuleSchema.extend(RuleResponseShape)),
-    status: z.enum(EXPERIMENT_STATUSES).describe('setup → active → decision_made | abandoned; changed only by the start, make_decision and abandon actions.'),
+    status: z
+      .enum(EXPERIMENT_STATUSES)
+      .describe('setup → active → decision_made | abandoned, and archived from any but active (unarchive returns to the status before); changed only by the start, make_decision, abandon, reset, archive and unarchive actions.'),
     startTime: z.number().optional().describe('When the experiment started (epoch ms); absent before the start.'),
     endTime: z.number().optional().describe('When it concluded (epoch ms); absent while it runs.'),
     decisionTime: z.number().optional().describe('When the decision was made (epoch ms); absent before one.'),

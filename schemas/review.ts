@@ -3,7 +3,7 @@ import { DebugLinkSchema } from './change-validation.js';
 import { DescriptionSchema, JsonObjectSchema } from './common.js';
 
 /** What a review proposes besides a partial update (`change` alone). */
-export const REVIEW_ACTIONS = ['create', 'delete', 'start', 'ship', 'abandon'] as const;
+export const REVIEW_ACTIONS = ['create', 'delete', 'start', 'ship', 'abandon', 'reset', 'archive', 'unarchive'] as const;
 export type ReviewAction = (typeof REVIEW_ACTIONS)[number];
 
 /** Kinds that are changed through reviews and may trigger the pre-commit webhook. */
@@ -36,7 +36,7 @@ export const ReviewSubmitSchema = z
     change: JsonObjectSchema.optional().describe(
       'Without action: a partial update body (the fields of PATCH /{kind}/{id}). With action "create": the create body; the path id is the new id. With "ship": optionally the make_decision body.',
     ),
-    action: z.enum(REVIEW_ACTIONS).optional().describe('create, delete, or an experiment lifecycle action (start, ship, abandon); leave out for an update.'),
+    action: z.enum(REVIEW_ACTIONS).optional().describe('create, delete, archive, unarchive, or an experiment lifecycle action (start, ship, abandon, reset); leave out for an update.'),
     group: z.string().min(1, 'must not be empty').optional().describe('For action "ship": id or name of the group to ship.'),
   })
   .meta({ id: 'ReviewSubmit', description: 'Body of POST /{gates|dynamic_configs|segments|experiments}/{id}/reviews.' });
@@ -92,7 +92,7 @@ export const ReviewSchema = z
     changeTypes: z.array(z.string()).describe('Every change type the change falls under, the one sent first.'),
     configType: z.string().describe('gate, dynamic_config, segment or experiment.'),
     configName: z.string().describe('Id of the entity.'),
-    action: z.enum(['update', ...REVIEW_ACTIONS]).describe('update, create, delete, start, ship or abandon.'),
+    action: z.enum(['update', ...REVIEW_ACTIONS]).describe('update, create, delete, start, ship, abandon, reset, archive or unarchive.'),
     description: z.string(),
     change: JsonObjectSchema.nullable().describe('The submitted change body.'),
     submitter: z.string().describe('E-mail of the user who submitted the review.'),

@@ -65,6 +65,7 @@ export const SegmentSchema = z
     ...fields,
     rules: z.array(GateRuleSchema.extend(RuleResponseShape)),
     count: z.number().int().describe('Number of ids of an id_list segment.'),
+    status: z.enum(['Active', 'Archived']).describe('Archived while archived (PUT .../archive, .../unarchive), else Active.'),
     ...ServerFieldsShape,
     ...PermalinkShape,
   })
