@@ -18,6 +18,7 @@ import {
   OwnerSchema,
   PercentageSchema,
   responseShape,
+  ActiveReviewShape,
   ReviewSettingsSchema,
   TagsSchema,
   TargetAppsSchema,
@@ -381,10 +382,7 @@ export const ExperimentSchema = z
     healthCheckStatus: z.string().describe('WAITING while no health check results exist, else the worst status among them.'),
     isStale: z.boolean().describe('Active for longer than its planned duration.'),
     qualityScore: QualityScoreSchema.optional().describe('Quality score computed from manualQualityScores; absent when there are none.'),
-    activeReview: z
-      .strictObject({ reviewID: z.string(), reviewStatus: z.string(), description: z.string() })
-      .optional()
-      .describe('The pending review of this experiment, if any.'),
+    ...ActiveReviewShape,
     inlineTargetingRulesJSON: z.string().describe('inlineTargetingRules serialised as JSON.'),
     ...ComputedResponseShape,
   })

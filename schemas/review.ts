@@ -27,6 +27,10 @@ export const REVIEW_STATUSES = [
 ] as const;
 export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
 
+/** Statuses from which nothing moves any more; a review in any other is open. */
+export const FINAL_REVIEW_STATUSES: readonly ReviewStatus[] = ['rejected', 'canceled', 'committed', 'stale'];
+export const OPEN_REVIEW_STATUSES: readonly ReviewStatus[] = REVIEW_STATUSES.filter((s) => !FINAL_REVIEW_STATUSES.includes(s));
+
 /** Title users see while a change waits for the customer's system (spec: "Change review and pre-commit validation"). */
 export const PENDING_VALIDATION_TITLE = 'Changes to this config have been reviewed and are pending validation';
 
