@@ -157,6 +157,14 @@ export const HoldoutIDsShape = {
 } as const;
 
 /** What every response of a kind that holdouts can target ends with: server fields, holdouts, link. */
+/** The newest review of an entity that is still open (not committed, rejected, canceled or stale). */
+export const ActiveReviewShape = {
+  activeReview: z
+    .strictObject({ reviewID: z.string(), reviewStatus: z.string(), description: z.string() })
+    .optional()
+    .describe('The newest open review of this entity (any status but committed, rejected, canceled and stale); absent when there is none. Reads only: write responses leave it out.'),
+} as const;
+
 export const ComputedResponseShape = { ...ServerFieldsShape, ...HoldoutIDsShape, ...PermalinkShape } as const;
 
 export const PaginationSchema = z

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  ActiveReviewShape,
   ComputedResponseShape,
   CREATOR_DEFAULTS,
   CreatorShape,
@@ -81,6 +82,8 @@ export const DynamicConfigSchema = z
     ...responseShape(fields, ['creatorID', 'creatorEmail', 'schema', 'schemaJson5', 'team', 'teamID', 'releasePipelineID']),
     rules: z.array(DynamicConfigRuleSchema.extend(RuleResponseShape)),
     isTemplate: z.boolean().describe('Whether this config is a template.'),
+    status: z.enum(['Enabled', 'Disabled', 'Archived']).describe('Archived while archived (PUT .../archive, .../unarchive), else Enabled or Disabled as isEnabled says.'),
+    ...ActiveReviewShape,
     ...ComputedResponseShape,
   })
   .meta({ id: 'DynamicConfig', description: 'A dynamic config as the console returns it.' });

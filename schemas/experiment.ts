@@ -18,6 +18,7 @@ import {
   OwnerSchema,
   PercentageSchema,
   responseShape,
+  ActiveReviewShape,
   ReviewSettingsSchema,
   TagsSchema,
   TargetAppsSchema,
@@ -26,7 +27,7 @@ import {
 } from './common.js';
 import { GateRuleSchema, RuleResponseShape } from './rule.js';
 
-export const EXPERIMENT_STATUSES = ['setup', 'active', 'decision_made', 'abandoned'] as const;
+export const EXPERIMENT_STATUSES = ['setup', 'active', 'decision_made', 'abandoned', 'archived'] as const;
 export type ExperimentStatus = (typeof EXPERIMENT_STATUSES)[number];
 
 const text = (description: string) => z.string().describe(description);
@@ -369,7 +370,9 @@ export const ExperimentSchema = z
       }),
     ),
     inlineTargetingRules: z.array(ExperimentTargetingRuleSchema.extend(RuleResponseShape)),
-    status: z.enum(EXPERIMENT_STATUSES).describe('setup → active → decision_made | abandoned; changed only by the start, make_decision and abandon actions.'),
+    status: z
+      .enum(EXPERIMENT_STATUSES)
+      .describe('setup → active → decision_made | abandoned, and archived from any but active (unarchive returns to the status before); changed only by the start, make_decision, abandon, reset, archive and unarchive actions.'),
     startTime: z.number().optional().describe('When the experiment started (epoch ms); absent before the start.'),
     endTime: z.number().optional().describe('When it concluded (epoch ms); absent while it runs.'),
     decisionTime: z.number().optional().describe('When the decision was made (epoch ms); absent before one.'),
@@ -379,10 +382,7 @@ export const ExperimentSchema = z
     healthCheckStatus: z.string().describe('WAITING while no health check results exist, else the worst status among them.'),
     isStale: z.boolean().describe('Active for longer than its planned duration.'),
     qualityScore: QualityScoreSchema.optional().describe('Quality score computed from manualQualityScores; absent when there are none.'),
-    activeReview: z
-      .strictObject({ reviewID: z.string(), reviewStatus: z.string(), description: z.string() })
-      .optional()
-      .describe('The pending review of this experiment, if any.'),
+    ...ActiveReviewShape,
     inlineTargetingRulesJSON: z.string().describe('inlineTargetingRules serialised as JSON.'),
     ...ComputedResponseShape,
   })

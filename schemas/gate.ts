@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  ActiveReviewShape,
   ComputedResponseShape,
   CREATOR_DEFAULTS,
   CreatorShape,
@@ -87,6 +88,7 @@ export const GateSchema = z
     checksPerHour: z.number().describe('Evaluations per hour; the embedded console has no SDK traffic, so 0.'),
     store0100Exposures: z.boolean().describe('Whether 0% and 100% exposures are stored.'),
     isTemplate: z.boolean().describe('Whether this gate is a template (set on create only).'),
+    ...ActiveReviewShape,
     ...ComputedResponseShape,
   })
   .meta({ id: 'Gate', description: 'A feature gate as the console returns it.' });

@@ -3,7 +3,7 @@ import { DebugLinkSchema } from './change-validation.js';
 import { DescriptionSchema, JsonObjectSchema } from './common.js';
 
 /** What a review proposes besides a partial update (`change` alone). */
-export const REVIEW_ACTIONS = ['create', 'delete', 'start', 'ship', 'abandon'] as const;
+export const REVIEW_ACTIONS = ['create', 'delete', 'start', 'ship', 'abandon', 'reset', 'archive', 'unarchive'] as const;
 export type ReviewAction = (typeof REVIEW_ACTIONS)[number];
 
 /** Kinds that are changed through reviews and may trigger the pre-commit webhook. */
@@ -27,6 +27,10 @@ export const REVIEW_STATUSES = [
 ] as const;
 export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
 
+/** Statuses from which nothing moves any more; a review in any other is open. */
+export const FINAL_REVIEW_STATUSES: readonly ReviewStatus[] = ['rejected', 'canceled', 'committed', 'stale'];
+export const OPEN_REVIEW_STATUSES: readonly ReviewStatus[] = REVIEW_STATUSES.filter((s) => !FINAL_REVIEW_STATUSES.includes(s));
+
 /** Title users see while a change waits for the customer's system (spec: "Change review and pre-commit validation"). */
 export const PENDING_VALIDATION_TITLE = 'Changes to this config have been reviewed and are pending validation';
 
@@ -36,7 +40,7 @@ export const ReviewSubmitSchema = z
     change: JsonObjectSchema.optional().describe(
       'Without action: a partial update body (the fields of PATCH /{kind}/{id}). With action "create": the create body; the path id is the new id. With "ship": optionally the make_decision body.',
     ),
-    action: z.enum(REVIEW_ACTIONS).optional().describe('create, delete, or an experiment lifecycle action (start, ship, abandon); leave out for an update.'),
+    action: z.enum(REVIEW_ACTIONS).optional().describe('create, delete, archive, unarchive, or an experiment lifecycle action (start, ship, abandon, reset); leave out for an update.'),
     group: z.string().min(1, 'must not be empty').optional().describe('For action "ship": id or name of the group to ship.'),
   })
   .meta({ id: 'ReviewSubmit', description: 'Body of POST /{gates|dynamic_configs|segments|experiments}/{id}/reviews.' });
@@ -92,7 +96,7 @@ export const ReviewSchema = z
     changeTypes: z.array(z.string()).describe('Every change type the change falls under, the one sent first.'),
     configType: z.string().describe('gate, dynamic_config, segment or experiment.'),
     configName: z.string().describe('Id of the entity.'),
-    action: z.enum(['update', ...REVIEW_ACTIONS]).describe('update, create, delete, start, ship or abandon.'),
+    action: z.enum(['update', ...REVIEW_ACTIONS]).describe('update, create, delete, start, ship, abandon, reset, archive or unarchive.'),
     description: z.string(),
     change: JsonObjectSchema.nullable().describe('The submitted change body.'),
     submitter: z.string().describe('E-mail of the user who submitted the review.'),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   CREATOR_DEFAULTS,
+  ActiveReviewShape,
   CreatorShape,
   DescriptionSchema,
   EntityIdSchema,
@@ -65,6 +66,8 @@ export const SegmentSchema = z
     ...fields,
     rules: z.array(GateRuleSchema.extend(RuleResponseShape)),
     count: z.number().int().describe('Number of ids of an id_list segment.'),
+    status: z.enum(['Active', 'Archived']).describe('Archived while archived (PUT .../archive, .../unarchive), else Active.'),
+    ...ActiveReviewShape,
     ...ServerFieldsShape,
     ...PermalinkShape,
   })

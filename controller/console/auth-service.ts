@@ -125,6 +125,26 @@ export class AuthService {
     });
   }
 
+  async getRole(name: string): Promise<RoleRecord> {
+    const role = await this.deps.store.roles.get(name);
+    if (!role) throw new NotFoundError('Role not found.');
+    return role;
+  }
+
+  /** Deletes a custom role that no user holds; built-in roles stay. */
+  async deleteRole(name: string): Promise<void> {
+    await this.deps.store.transaction(async (tx) => {
+      const existing = await tx.roles.get(name);
+      if (!existing) throw new NotFoundError('Role not found.');
+      if (existing.builtin) throw new ConflictError(`Role ${name} is built in and cannot be deleted.`);
+      const holders = await tx.auth.countUsersWithRole(name);
+      if (holders > 0) {
+        throw new ConflictError(`Role ${name} is held by ${holders} ${holders === 1 ? 'user' : 'users'}; give them another role first (PATCH /console/v1/keys/{id} { "role": ... }).`);
+      }
+      await tx.roles.delete(name);
+    });
+  }
+
   private async assertRole(tx: StoreRepos, role: string): Promise<void> {
     if (!(await tx.roles.get(role))) throw new InputError('Unknown role.', [{ property: 'role', errorMessage: `unknown role '${role}'` }]);
   }

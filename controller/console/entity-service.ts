@@ -6,6 +6,7 @@ import { parseWith } from '../core/zod-errors.js';
 import { ConflictError, InputError, NotAllowedError, NotFoundError, type FieldError } from '../errors.js';
 import { DuplicateKeyError, type AuditEntry, type EntityRecord, type JsonObject, type Page, type Store, type StoreRepos } from '../store/ports.js';
 import type { EntityLookup, KindDef } from './kinds/kind-def.js';
+import { activeReviewsOf, type ActiveReview } from './active-reviews.js';
 import { PreloadedLookup } from './kinds/preloaded-lookup.js';
 import { conformToSchema } from './kinds/response-shape.js';
 import type { Actor } from './permissions.js';
@@ -138,7 +139,7 @@ export class EntityService {
    */
   async get(id: string): Promise<JsonObject> {
     const mark = this.deps.store.marks?.()?.data;
-    if (mark === undefined) return this.respond((await this.current(id)).data);
+    if (mark === undefined) return this.withActiveReview(await this.respond((await this.current(id)).data), (await activeReviewsOf(this.deps.store.reviews, this.def.kind, id)).get(id));
     const url = this.deps.publicUrl();
     if (this.reads?.mark !== mark || this.reads.url !== url) this.reads = { mark, url, records: new Map(), responses: new Map(), lookup: this.lookup() };
     const reads = this.reads;
@@ -151,7 +152,10 @@ export class EntityService {
       reads.records.set(id, record);
     }
     const data = record.data;
-    const response = await reads.lookup.run(this.deps.store.entities, (lookup) => this.toResponse(data, lookup), deepFreeze, this.decorateLists);
+    // Review writes move the data mark too, so a cached response never shows a review that has closed since.
+    const active = (await activeReviewsOf(this.deps.store.reviews, this.def.kind, id)).get(id);
+    const built = await reads.lookup.run(this.deps.store.entities, (lookup) => this.toResponse(data, lookup), deepFreeze, this.decorateLists);
+    const response = this.withActiveReview(built, active);
     if (!this.def.decorateReadsClock) {
       if (reads.responses.size >= READ_CACHE_MAX) reads.responses.clear();
       reads.responses.set(id, deepFreeze(response));
@@ -172,8 +176,19 @@ export class EntityService {
       const matching = (await entities.list(this.def.kind)).filter((r) => active.every(([name, value]) => this.def.filters?.[name]?.(r.data, value) ?? true));
       page = { total: matching.length, items: matching.slice(offset, offset + limit) };
     }
-    const items = await this.lookup().run(entities, (lookup) => page.items.map((r) => this.toResponse(r.data, lookup)), undefined, this.decorateLists);
+    const reviews = await activeReviewsOf(this.deps.store.reviews, this.def.kind);
+    const items = await this.lookup().run(entities, (lookup) => page.items.map((r) => this.withActiveReview(this.toResponse(r.data, lookup), reviews.get(String(r.data[this.def.idField])))), undefined, this.decorateLists);
     return { total: page.total, items };
+  }
+
+  /** A read response with the entity's open review, or without any (stored data may carry a null). */
+  private withActiveReview(response: JsonObject, active: ActiveReview | undefined): JsonObject {
+    if (active === undefined) {
+      if (!('activeReview' in response)) return response;
+      const { activeReview: _none, ...rest } = response;
+      return rest;
+    }
+    return Object.assign({}, response, { activeReview: { ...active } });
   }
 
   async versions(id: string, offset: number, limit: number): Promise<Page<JsonObject>> {

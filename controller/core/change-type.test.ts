@@ -92,3 +92,18 @@ describe('changeTypesOf: other kinds', () => {
     }
   });
 });
+
+describe('changeTypesOf: archive, unarchive and reset', () => {
+  it.each(['gate', 'dynamic_config', 'segment'])('archiving or unarchiving a %s is a rules change', (configType) => {
+    const archived = { ...gate, status: 'Archived' };
+    expect(changeTypesOf({ configType, action: 'archive', before: gate, after: archived })).toEqual(['rules']);
+    expect(changeTypesOf({ configType, action: 'unarchive', before: archived, after: gate })).toEqual(['rules']);
+  });
+
+  it('an experiment reset is start_experiment; its archive and unarchive trigger nothing', () => {
+    const experiment = { id: 'e', status: 'abandoned' };
+    expect(changeTypesOf({ configType: 'experiment', action: 'reset', before: experiment, after: { ...experiment, status: 'active' } })).toEqual(['start_experiment']);
+    expect(changeTypesOf({ configType: 'experiment', action: 'archive', before: experiment, after: { ...experiment, status: 'archived' } })).toEqual([]);
+    expect(changeTypesOf({ configType: 'experiment', action: 'unarchive', before: { ...experiment, status: 'archived' }, after: experiment })).toEqual([]);
+  });
+});

@@ -16,7 +16,7 @@ export const WEBHOOK_CHANGE_TYPES = [
 ] as const;
 export type WebhookChangeType = (typeof WEBHOOK_CHANGE_TYPES)[number];
 
-export type ChangeAction = 'update' | 'create' | 'delete' | 'start' | 'ship' | 'abandon';
+export type ChangeAction = 'update' | 'create' | 'delete' | 'start' | 'ship' | 'abandon' | 'reset' | 'archive' | 'unarchive';
 
 type Json = Record<string, unknown>;
 
@@ -100,7 +100,8 @@ function changedFields(before: Json, after: Json): string[] {
 export function changeTypesOf(facts: ChangeFacts): WebhookChangeType[] {
   const { configType, action, before, after } = facts;
   if (RULE_KINDS.includes(configType)) {
-    if (action === 'create' || action === 'delete') return ['rules'];
+    // An archived gate, config or segment serves nothing it did: archiving and unarchiving change what it serves.
+    if (action === 'create' || action === 'delete' || action === 'archive' || action === 'unarchive') return ['rules'];
     if (action !== 'update' || !before || !after) return [];
     const changed = changedFields(before, after);
     const types: WebhookChangeType[] = [];
@@ -113,6 +114,8 @@ export function changeTypesOf(facts: ChangeFacts): WebhookChangeType[] {
     if (action === 'start') return ['start_experiment'];
     if (action === 'ship') return ['ship_experiment'];
     if (action === 'abandon') return ['abandon_experiment'];
+    // A reset restarts assignment from scratch; archiving moves only a concluded or unstarted experiment.
+    if (action === 'reset') return ['start_experiment'];
     if (action !== 'update' || !before || !after) return [];
     if (!ONGOING_EXPERIMENT_STATUSES.includes(String(before['status']))) return [];
     const changed = changedFields(before, after);

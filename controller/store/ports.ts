@@ -118,6 +118,8 @@ export interface AuthRepo {
   updateKey(key: KeyRecord): Promise<void>;
   deleteKey(id: string): Promise<void>;
   countKeys(): Promise<number>;
+  /** Users whose role is `role`, with or without keys. */
+  countUsersWithRole(role: string): Promise<number>;
 }
 
 export interface RoleRecord {
@@ -130,6 +132,7 @@ export interface RoleRepo {
   get(name: string): Promise<RoleRecord | undefined>;
   list(): Promise<RoleRecord[]>;
   upsert(role: RoleRecord): Promise<void>;
+  delete(name: string): Promise<void>;
 }
 
 export interface SettingsRepo {

@@ -373,6 +373,25 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
         expect(await store.roles.get('missing')).toBeUndefined();
       });
 
+      it('deletes a role; deleting a missing one is a no-op', async () => {
+        await store.roles.upsert({ name: 'alpha', permissions: ['read'], builtin: false });
+        await store.roles.upsert({ name: 'zeta', permissions: [], builtin: false });
+        await store.roles.delete('alpha');
+        await store.roles.delete('missing');
+        expect((await store.roles.list()).map((r) => r.name)).toEqual(['zeta']);
+      });
+
+      it('counts the users holding a role, with or without keys', async () => {
+        await store.auth.upsertUser({ email: 'a@example.com', role: 'member', createdTime: 1 });
+        await store.auth.upsertUser({ email: 'b@example.com', role: 'member', createdTime: 2 });
+        await store.auth.upsertUser({ email: 'c@example.com', role: 'admin', createdTime: 3 });
+        expect(await store.auth.countUsersWithRole('member')).toBe(2);
+        expect(await store.auth.countUsersWithRole('admin')).toBe(1);
+        expect(await store.auth.countUsersWithRole('read_only')).toBe(0);
+        await store.auth.upsertUser({ email: 'b@example.com', role: 'admin', createdTime: 2 });
+        expect(await store.auth.countUsersWithRole('member')).toBe(1);
+      });
+
       it('sets and overwrites settings', async () => {
         expect(await store.settings.get('reviews')).toBeUndefined();
         await store.settings.set('reviews', { is_config_review_required: true });
@@ -632,6 +651,7 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
           () => store.auth.updateKey(keyRecord('k1', { active: false })),
           () => store.auth.deleteKey('k1'),
           () => store.roles.upsert({ name: 'viewer', permissions: [], builtin: false }),
+          () => store.roles.delete('viewer'),
         ];
         for (const write of writes) {
           const before = await currentMarks(store);

@@ -7,6 +7,7 @@ import {
 } from '../../../schemas/dynamic-config.js';
 import { dynamicConfigRuleErrors, withDerivedJson, withSuppliedTwins } from '../../core/dynamic-config-rules.js';
 import type { JsonObject } from '../../store/ports.js';
+import { ARCHIVE_ACTIONS, ARCHIVED, assertNotArchived, isArchived } from './archive-actions.js';
 import { holdoutIDsFor } from './holdout-ids.js';
 import type { KindDef } from './kind-def.js';
 import { hasTag } from './list-filters.js';
@@ -25,10 +26,14 @@ export const dynamicConfigKind: KindDef = {
   prepare: (config, previous, supplied) =>
     withDerivedJson({ ...withSuppliedTwins(config, supplied), rules: withRuleIds(config['rules'], previous?.['rules'], 'variants') }),
   validate: (config) => dynamicConfigRuleErrors(config),
-  decorate: (config, lookup) => ({ holdoutIDs: holdoutIDsFor('dynamic_config', config, lookup) }),
+  decorate: (config, lookup) => ({
+    holdoutIDs: holdoutIDsFor('dynamic_config', config, lookup),
+    status: isArchived(config) ? ARCHIVED : config['isEnabled'] === true ? 'Enabled' : 'Disabled',
+  }),
   actions: {
-    enable: { done: 'enabled', apply: (c: JsonObject) => ({ ...c, isEnabled: true }) },
-    disable: { done: 'disabled', apply: (c: JsonObject) => ({ ...c, isEnabled: false }) },
+    enable: { done: 'enabled', apply: (c: JsonObject) => (assertNotArchived(c, 'Dynamic config'), { ...c, isEnabled: true }) },
+    disable: { done: 'disabled', apply: (c: JsonObject) => (assertNotArchived(c, 'Dynamic config'), { ...c, isEnabled: false }) },
+    ...ARCHIVE_ACTIONS,
   },
   filters: {
     idType: (c, v) => c['idType'] === v,

@@ -35,7 +35,8 @@ const FIXED_ONCE_STARTED = ['idType', 'secondaryIDType', 'layerID', 'userBuckets
 const FIXED_GROUP_FIELDS_ONCE_STARTED = ['id', 'name', 'size', 'parameterValues'] as const;
 const FIXED_ONCE_CONCLUDED = ['allocation', 'targetingGateID', 'inlineTargetingRules', 'groups'] as const;
 
-const isConcluded = (status: unknown): boolean => status === 'decision_made' || status === 'abandoned';
+// An archived experiment assigns nobody, like a concluded one: the same fields are final and it holds no layer place.
+const isConcluded = (status: unknown): boolean => status === 'decision_made' || status === 'abandoned' || status === 'archived';
 const groupsOf = (experiment: JsonObject | undefined): JsonObject[] => (experiment?.['groups'] as JsonObject[] | undefined) ?? [];
 const nowOf = (lookup: EntityLookup): number => lookup.now?.() ?? Date.now();
 
@@ -228,6 +229,30 @@ export const experimentKind: KindDef = {
         assertStatus(e, ['setup', 'active'], 'be abandoned');
         const now = nowOf(lookup);
         return { ...e, status: 'abandoned', decisionReason: (body as { decisionReason?: string }).decisionReason ?? null, decisionTime: now, endTime: now };
+      },
+    },
+    reset: {
+      done: 'reset',
+      // Restarts the experiment: a new start time, and any decision forgotten.
+      apply: (e, _body, lookup) => {
+        assertStatus(e, ['active', 'decision_made', 'abandoned'], 'be reset (it has not started yet)');
+        return { ...e, status: 'active', startTime: nowOf(lookup), endTime: null, decisionTime: null, decisionReason: null, launchedGroupID: null };
+      },
+    },
+    archive: {
+      done: 'archived',
+      apply: (e) => {
+        if (e['status'] === 'archived') return e;
+        assertStatus(e, ['setup', 'decision_made', 'abandoned'], 'be archived (ship or abandon it first)');
+        return { ...e, status: 'archived', statusBeforeArchive: e['status'] };
+      },
+    },
+    unarchive: {
+      done: 'unarchived',
+      apply: (e) => {
+        if (e['status'] !== 'archived') return e;
+        const { statusBeforeArchive, ...rest } = e;
+        return { ...rest, status: typeof statusBeforeArchive === 'string' ? statusBeforeArchive : 'setup' };
       },
     },
   },

@@ -1,16 +1,14 @@
 import { GATE_DEFAULTS, GateCreateSchema, GatePatchSchema, GateSchema, GateUpdateSchema } from '../../../schemas/gate.js';
 import { gateRuleErrors } from '../../core/gate-rules.js';
-import { ConflictError } from '../../errors.js';
 import type { JsonObject } from '../../store/ports.js';
+import { ARCHIVED, assertNotArchived as refuseWhenArchived } from './archive-actions.js';
 import { refusedWhileReferenced } from './entity-references.js';
 import { holdoutIDsFor } from './holdout-ids.js';
 import type { KindDef } from './kind-def.js';
 import { withRuleIds } from './rule-ids.js';
 import { hasTag } from './list-filters.js';
 
-function assertNotArchived(gate: JsonObject): void {
-  if (gate['status'] === 'Archived') throw new ConflictError(`Gate ${String(gate['id'])} is archived; unarchive it first.`);
-}
+const assertNotArchived = (gate: JsonObject): void => refuseWhenArchived(gate, 'Gate');
 
 export const gateKind: KindDef = {
   kind: 'gate',
@@ -38,12 +36,12 @@ export const gateKind: KindDef = {
     },
     archive: {
       done: 'archived',
-      apply: (g) => (g['status'] === 'Archived' ? g : { ...g, status: 'Archived', statusBeforeArchive: g['status'] }),
+      apply: (g) => (g['status'] === ARCHIVED ? g : { ...g, status: ARCHIVED, statusBeforeArchive: g['status'] }),
     },
     unarchive: {
       done: 'unarchived',
       apply: (g) => {
-        if (g['status'] !== 'Archived') return g;
+        if (g['status'] !== ARCHIVED) return g;
         const { statusBeforeArchive, ...rest } = g;
         return { ...rest, status: statusBeforeArchive === 'Launched' ? 'Launched' : 'In Progress' };
       },

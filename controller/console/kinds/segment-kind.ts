@@ -2,6 +2,7 @@ import { SEGMENT_DEFAULTS, SegmentCreateSchema, SegmentIdsSchema, SegmentPatchSc
 import { segmentRuleErrors } from '../../core/segment-rules.js';
 import { InputError } from '../../errors.js';
 import type { JsonObject } from '../../store/ports.js';
+import { ARCHIVE_ACTIONS, ARCHIVED, assertNotArchived } from './archive-actions.js';
 import type { KindDef } from './kind-def.js';
 import { hasTag } from './list-filters.js';
 import { withRuleIds } from './rule-ids.js';
@@ -25,18 +26,25 @@ export const segmentKind: KindDef = {
     ids: [...new Set((segment['ids'] as string[] | undefined) ?? [])],
   }),
   validate: segmentRuleErrors,
-  decorate: (segment) => ({ count: ((segment['ids'] as unknown[] | undefined) ?? []).length }),
+  decorate: (segment) => ({ count: ((segment['ids'] as unknown[] | undefined) ?? []).length, status: segment['status'] === ARCHIVED ? ARCHIVED : 'Active' }),
   actions: {
-    add_ids: { method: 'PATCH', done: 'updated', body: SegmentIdsSchema, apply: (s, body) => ({ ...s, ids: [...idsOf(s), ...(body as { ids: string[] }).ids] }) },
+    add_ids: {
+      method: 'PATCH',
+      done: 'updated',
+      body: SegmentIdsSchema,
+      apply: (s, body) => (assertNotArchived(s, 'Segment'), { ...s, ids: [...idsOf(s), ...(body as { ids: string[] }).ids] }),
+    },
     remove_ids: {
       method: 'PATCH',
       done: 'updated',
       body: SegmentIdsSchema,
       apply: (s, body) => {
+        assertNotArchived(s, 'Segment');
         const removed = new Set((body as { ids: string[] }).ids);
         return { ...s, ids: idsOf(s).filter((id) => !removed.has(id)) };
       },
     },
+    ...ARCHIVE_ACTIONS,
   },
   filters: {
     type: (s, v) => s['type'] === v,

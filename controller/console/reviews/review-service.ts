@@ -1,5 +1,5 @@
 import { ChangeValidationSchema } from '../../../schemas/change-validation.js';
-import { REVIEWABLE_KINDS, ReviewSubmitSchema, type Review, type ReviewCommit } from '../../../schemas/review.js';
+import { FINAL_REVIEW_STATUSES, REVIEWABLE_KINDS, ReviewSubmitSchema, type Review, type ReviewCommit } from '../../../schemas/review.js';
 import { changeTypesOf, type ChangeAction } from '../../core/change-type.js';
 import { parseWith } from '../../core/zod-errors.js';
 import { ConflictError, InputError, NotAllowedError, NotFoundError } from '../../errors.js';
@@ -63,8 +63,7 @@ export interface ReviewServiceDeps {
   changes?: ReviewChanges;
 }
 
-/** Statuses from which nothing moves any more. */
-const FINAL: readonly string[] = ['rejected', 'canceled', 'committed', 'stale'];
+const FINAL: readonly string[] = FINAL_REVIEW_STATUSES;
 /** Statuses whose commit would apply or start a validation, so an entity change makes them stale. */
 const COMMITTABLE: readonly string[] = ['approved', 'approved_webhook_validation', 'validation_timed_out'];
 

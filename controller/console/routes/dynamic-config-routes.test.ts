@@ -256,9 +256,12 @@ describe('dynamic configs', () => {
       expect(after[field] ?? null).toEqual(value);
       const rest = (config: Body): Body => {
         const { [field]: _changed, version: _v, lastModifiedTime: _t, ...others } = config;
+        // status follows isEnabled (Enabled / Disabled).
+        if (field === 'isEnabled') delete others['status'];
         return others;
       };
       expect(rest(after)).toEqual(rest(before));
+      if (field === 'isEnabled') expect(after['status']).toBe(value === true ? 'Enabled' : 'Disabled');
       expect(after['version']).toBe(2);
     });
 

@@ -48,6 +48,8 @@ const ADMIN_ONLY: Call[] = [
   call('GET', '/console/v1/roles'),
   call('POST', '/console/v1/roles', { name: 'custom', permissions: ['read'] }),
   call('PATCH', '/console/v1/roles/member', { permissions: ['read'] }),
+  call('GET', '/console/v1/roles/member'),
+  call('DELETE', '/console/v1/roles/member'),
 ];
 
 /** Sends a call with the key, or with no SERVICE-API-KEY header at all when key is undefined. */
@@ -283,5 +285,49 @@ describe('/roles (admin)', () => {
     expect((await c.call('PATCH', '/console/v1/roles/admin', { permissions: ['read'] })).statusCode).toBe(409);
     expect((await c.call('GET', '/console/v1/gates', undefined, ADMIN_KEY)).statusCode).toBe(200);
     expect((await c.call('PATCH', '/console/v1/roles/nobody', { permissions: ['read'] })).statusCode).toBe(404);
+  });
+
+  it('GET /roles/{name} reads one role; an unknown name is a 404', async () => {
+    const res = await c.call('GET', '/console/v1/roles/read_only');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ message: 'Role read successfully.', data: { name: 'read_only', permissions: ['read'], builtin: true } });
+    expect((await c.call('GET', '/console/v1/roles/nobody')).statusCode).toBe(404);
+  });
+
+  it('DELETE /roles/{name} removes a custom role nobody holds', async () => {
+    await c.call('POST', '/console/v1/roles', { name: 'auditor', permissions: ['read'] });
+    const res = await c.call('DELETE', '/console/v1/roles/auditor');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ message: 'Role deleted successfully.' });
+    expect(await c.store.roles.get('auditor')).toBeUndefined();
+    expect((await c.call('GET', '/console/v1/roles/auditor')).statusCode).toBe(404);
+    expect((await c.call('DELETE', '/console/v1/roles/auditor')).statusCode).toBe(404);
+  });
+
+  it('DELETE /roles/{name} of a built-in role → 409, the role stays', async () => {
+    const res = await c.call('DELETE', '/console/v1/roles/read_only');
+    expect(res.statusCode).toBe(409);
+    expect(res.json().message).toMatch(/built in/);
+    expect(await c.store.roles.get('read_only')).toBeDefined();
+  });
+
+  it('DELETE /roles/{name} of a role users hold → 409 naming how many; deletable once they move', async () => {
+    await c.call('POST', '/console/v1/roles', { name: 'auditor', permissions: ['read'] });
+    await c.keyFor('a@example.com', 'auditor');
+    const second = (await c.call('POST', '/console/v1/keys', { description: 'b', userEmail: 'b@example.com', role: 'auditor' })).json().data;
+    const res = await c.call('DELETE', '/console/v1/roles/auditor');
+    expect(res.statusCode).toBe(409);
+    expect(res.json().message).toMatch(/held by 2 users/);
+    await c.call('PATCH', `/console/v1/keys/${second.id}`, { role: 'read_only' });
+    expect((await c.call('DELETE', '/console/v1/roles/auditor')).json().message).toMatch(/held by 1 user;/);
+    expect(await c.store.roles.get('auditor')).toBeDefined();
+  });
+
+  it('DELETE /roles/{name} with a body → 400 naming the field, the role stays', async () => {
+    await c.call('POST', '/console/v1/roles', { name: 'auditor', permissions: ['read'] });
+    const res = await c.call('DELETE', '/console/v1/roles/auditor', { force: true });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors.map((e: { property: string }) => e.property)).toEqual(['force']);
+    expect(await c.store.roles.get('auditor')).toBeDefined();
   });
 });

@@ -65,6 +65,14 @@ export function registerKeyRoutes(app: FastifyInstance, catalog: RouteCatalog, a
     const body = parseBody(RoleCreateSchema, request.body);
     return { message: 'Role created successfully.', data: await auth.createRole(body.name, body.permissions) };
   });
+  defineRoute(app, catalog, { method: 'GET', url: '/console/v1/roles/:name', summary: 'Read a role and its permissions', tag, permission: 'manage_roles', response: RoleSchema }, async (request) => ({
+    message: 'Role read successfully.',
+    data: await auth.getRole(stringParam(request, 'name')),
+  }));
+  defineRoute(app, catalog, { method: 'DELETE', url: '/console/v1/roles/:name', summary: 'Delete a custom role that no user holds', tag, permission: 'manage_roles' }, async (request) => {
+    await auth.deleteRole(stringParam(request, 'name'));
+    return { message: 'Role deleted successfully.' };
+  });
   defineRoute(app, catalog, { method: 'PATCH', url: '/console/v1/roles/:name', summary: "Replace a role's permissions", tag, permission: 'manage_roles', body: RoleUpdateSchema, response: RoleSchema }, async (request) => {
     const body = parseBody(RoleUpdateSchema, request.body);
     return { message: 'Role updated successfully.', data: await auth.updateRole(stringParam(request, 'name'), body.permissions) };

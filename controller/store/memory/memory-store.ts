@@ -127,6 +127,7 @@ export function createMemoryStore(): Store {
         state.keys.delete(id);
       },
       countKeys: () => state.keys.size,
+      countUsersWithRole: (role) => [...state.users.values()].filter((u) => u.role === role).length,
     },
     roles: {
       get: (name) => clone(state.roles.get(name)),
@@ -134,6 +135,9 @@ export function createMemoryStore(): Store {
       upsert: (role) => {
         const existing = state.roles.get(role.name);
         state.roles.set(role.name, existing ? { ...existing, permissions: [...role.permissions] } : clone(role));
+      },
+      delete: (name) => {
+        state.roles.delete(name);
       },
     },
     settings: {

@@ -73,6 +73,11 @@ export class PgAuthRepo implements AuthRepo {
     const { rows } = await this.ctx.db.query<{ n: number }>('SELECT COUNT(*) AS n FROM api_keys');
     return rows[0]?.n ?? 0;
   }
+
+  async countUsersWithRole(role: string): Promise<number> {
+    const { rows } = await this.ctx.db.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM users WHERE role = $1', [role]);
+    return rows[0]?.n ?? 0;
+  }
 }
 
 function toKey(row: KeyRow): KeyRecord {

@@ -28,6 +28,10 @@ export class PgRoleRepo implements RoleRepo {
       [role.name, JSON.stringify(role.permissions), role.builtin],
     );
   }
+
+  async delete(name: string): Promise<void> {
+    await this.ctx.db.query(`WITH ${bumpMark('auth')} DELETE FROM roles WHERE name = $1`, [name]);
+  }
 }
 
 function toRole(row: RoleRow): RoleRecord {

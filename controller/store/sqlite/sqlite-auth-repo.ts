@@ -34,6 +34,7 @@ export class SqliteAuthRepo implements Sync<AuthRepo> {
       ),
       deleteKey: db.prepare('DELETE FROM api_keys WHERE id = ?'),
       countKeys: db.prepare('SELECT COUNT(*) AS n FROM api_keys'),
+      countUsersWithRole: db.prepare('SELECT COUNT(*) AS n FROM users WHERE role = ?'),
     };
   }
 
@@ -83,6 +84,10 @@ export class SqliteAuthRepo implements Sync<AuthRepo> {
 
   countKeys(): number {
     return (this.stmts.countKeys.get() as { n: number }).n;
+  }
+
+  countUsersWithRole(role: string): number {
+    return (this.stmts.countUsersWithRole.get(role) as { n: number }).n;
   }
 }
 

@@ -12,6 +12,7 @@ export class SqliteRoleRepo implements Sync<RoleRepo> {
       get: db.prepare('SELECT name, permissions, builtin FROM roles WHERE name = ?'),
       list: db.prepare('SELECT name, permissions, builtin FROM roles ORDER BY builtin DESC, name'),
       upsert: db.prepare('INSERT INTO roles (name, permissions, builtin) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET permissions = excluded.permissions'),
+      delete: db.prepare('DELETE FROM roles WHERE name = ?'),
     };
   }
 
@@ -27,6 +28,11 @@ export class SqliteRoleRepo implements Sync<RoleRepo> {
   upsert(role: RoleRecord): void {
     this.writes++;
     this.stmts.upsert.run(role.name, JSON.stringify(role.permissions), role.builtin ? 1 : 0);
+  }
+
+  delete(name: string): void {
+    this.writes++;
+    this.stmts.delete.run(name);
   }
 }
 
