@@ -13,7 +13,7 @@
  * Usage: npm run bench:plan [-- --sizes 1000,10000,20000 --runs 3]
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { CORE_SCHEMA, load as loadJsYaml } from 'js-yaml';
 import { parse as parseYaml } from 'yaml';
 import { ENTITY_SCHEMAS } from '../schemas/index.js';
+import { generateRepo } from './generate-repo.js';
 import { createConsole } from '../controller/compose.js';
 import { SYSTEM_ACTOR, type Actor } from '../controller/console/permissions.js';
 import { ConsoleClient } from '../controller/reconcile/console-client.js';
@@ -35,132 +36,6 @@ const arg = (name: string, fallback: string): string => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? (process.argv[i + 1] ?? fallback) : fallback;
 };
-
-// ---------------------------------------------------------------- generated repository
-
-/** Shares of the kinds in a generated repository (the rest are gates). */
-const MIX = { segments: 0.1, dynamic_configs: 0.35, layers: 0.01, experiments: 0.05, holdouts: 0.01, prompts: 0.03 } as const;
-
-const modeline = (kind: string): string => `# yaml-language-server: $schema=../schemas/${kind}.schema.json\n`;
-
-function segmentYaml(i: number): string {
-  if (i % 4 === 0) return `${modeline('segment')}id: segment_${i}\nname: Segment ${i}\ntype: id_list\ntags: [flagops-managed]\nids: [u${i}_1, u${i}_2, u${i}_3]\n`;
-  return `${modeline('segment')}id: segment_${i}
-name: Segment ${i}
-description: Customers of market ${i % 40}.
-type: rule_based
-tags: [flagops-managed, team-${i % 12}]
-rules:
-  - name: market
-    passPercentage: 100
-    conditions:
-      - type: custom_field
-        field: market
-        operator: any
-        targetValue: [m${i % 40}, m${(i + 1) % 40}]
-`;
-}
-
-function gateYaml(i: number, segments: number): string {
-  return `${modeline('gate')}id: gate_${i}
-name: Gate ${i}
-description: Rollout ${i} of the web shop.
-type: ${i % 3 === 0 ? 'PERMANENT' : 'TEMPORARY'}
-tags: [flagops-managed, team-${i % 12}]
-rules:
-  - name: segment
-    passPercentage: 100
-    conditions:
-      - type: passes_segment
-        targetValue: [segment_${i % segments}]
-  - name: rollout
-    passPercentage: ${(i * 7) % 100}
-    conditions:
-      - type: email
-        operator: str_ends_with_any
-        targetValue: ["@example.com"]
-    environments: [production]
-`;
-}
-
-const CONFIG_SCHEMA = `schemaJson5: |
-  { type: 'object', properties: { limit: { type: 'integer', minimum: 0 }, label: { type: 'string' } }, required: ['limit'] }
-`;
-
-function configYaml(i: number, gates: number): string {
-  return `${modeline('dynamic_config')}id: config_${i}
-name: Config ${i}
-description: Limits of feature ${i}.
-tags: [flagops-managed, team-${i % 12}]
-${i % 2 === 0 ? CONFIG_SCHEMA : ''}defaultValueJson5: |
-  {
-    limit: ${i % 500}, // per customer
-    label: 'feature ${i}',
-  }
-rules:
-  - name: gated
-    passPercentage: 50
-    conditions:
-      - type: passes_gate
-        targetValue: [gate_${i % gates}]
-    returnValueJson5: |
-      { limit: ${(i % 500) + 10} /* raised */, label: 'gated ${i}' }
-`;
-}
-
-function layerYaml(i: number): string {
-  return `${modeline('layer')}id: layer_${i}\nname: Layer ${i}\ntags: [flagops-managed]\nparameters:\n  - name: color\n    type: string\n    defaultValue: blue\n`;
-}
-
-function experimentYaml(i: number, layers: number): string {
-  // At most ten experiments of 10% per layer, so no layer is over-allocated.
-  const layer = i < layers * 10 ? `layerID: layer_${i % layers}\nallocation: 10\n` : '';
-  return `${modeline('experiment')}id: experiment_${i}
-name: Experiment ${i}
-hypothesis: Variant ${i} converts better.
-tags: [flagops-managed]
-${layer}groups:
-  - name: Control
-    size: 50
-    parameterValues: { color: blue }
-  - name: Test
-    size: 50
-    parameterValues: { color: green }
-`;
-}
-
-function holdoutYaml(i: number, gates: number): string {
-  return `${modeline('holdout')}id: holdout_${i}\nname: Holdout ${i}\npassPercentage: 2\ntags: [flagops-managed]\ngateIDs: [gate_${i % gates}, gate_${(i + 1) % gates}]\n`;
-}
-
-function promptYaml(i: number): string {
-  return `${modeline('prompt')}name: prompt_${i}\ndisplayName: Prompt ${i}\ndescription: Assistant ${i}.\ntags: [flagops-managed, ai]\n`;
-}
-
-/** Writes a repository of about `n` entities; returns the number of files written. */
-function generateRepo(dir: string, n: number): number {
-  const count = (share: number): number => Math.max(1, Math.round(n * share));
-  const segments = count(MIX.segments);
-  const configs = count(MIX.dynamic_configs);
-  const layers = count(MIX.layers);
-  const experiments = count(MIX.experiments);
-  const holdouts = count(MIX.holdouts);
-  const prompts = count(MIX.prompts);
-  const gates = n - segments - configs - layers - experiments - holdouts - prompts;
-  writeFileSync(join(dir, 'flagops.yaml'), 'console:\n  url: http://127.0.0.1:8080\nenvironments: [development, staging, production]\n');
-  const write = (folder: string, total: number, text: (i: number) => string, id: (i: number) => string): void => {
-    mkdirSync(join(dir, folder), { recursive: true });
-    for (let i = 0; i < total; i++) writeFileSync(join(dir, folder, `${id(i)}.yaml`), text(i));
-  };
-  write('segments', segments, segmentYaml, (i) => `segment_${i}`);
-  write('gates', gates, (i) => gateYaml(i, segments), (i) => `gate_${i}`);
-  write('dynamic_configs', configs, (i) => configYaml(i, gates), (i) => `config_${i}`);
-  write('layers', layers, layerYaml, (i) => `layer_${i}`);
-  write('experiments', experiments, (i) => experimentYaml(i, layers), (i) => `experiment_${i}`);
-  write('holdouts', holdouts, (i) => holdoutYaml(i, gates), (i) => `holdout_${i}`);
-  write('prompts', prompts, promptYaml, (i) => `prompt_${i}`);
-  return n;
-}
 
 // ---------------------------------------------------------------- console child
 
@@ -331,7 +206,6 @@ async function main(): Promise<void> {
   if (checks.some(([, ok]) => !ok)) process.exitCode = 1;
 }
 
-export { generateRepo };
 
 if (process.argv[1] !== undefined && fileURLToPath(`file://${process.argv[1]}`) === SELF) {
   const role = arg('role', 'parent');
