@@ -62,7 +62,7 @@ function gitShim(dir: string): { log: string; count: () => Map<string, number> }
   const log = join(dir, 'git-calls.log');
   mkdirSync(bin);
   writeFileSync(log, '');
-  writeFileSync(join(bin, 'git'), `#!/bin/sh\nfor a; do case "$a" in -*) ;; *) echo "$a" >> '${log}'; break;; esac; done\nexec '${real}' "$@"\n`);
+  writeFileSync(join(bin, 'git'), `#!/bin/sh\nfor a; do case "$a" in -*) ;; *) echo "$a\${GIT_SHIM_ARGS:+ $*}" >> '${log}'; break;; esac; done\nexec '${real}' "$@"\n`);
   chmodSync(join(bin, 'git'), 0o755);
   process.env['PATH'] = `${bin}:${process.env['PATH'] ?? ''}`;
   return {
@@ -81,6 +81,7 @@ interface Burst {
   headline: boolean;
   verdictMs: number[];
   ackMs: number[];
+  reviewReads: number;
   wallMs: number;
   gitCalls: Map<string, number>;
   bridgeCpuMs: number;
@@ -99,6 +100,10 @@ try {
   mkdirSync(repo);
   generateRepo(repo, N);
   git(repo, 'init', '-q', '-b', 'main');
+  // No automatic gc: after the first commit's 10k loose objects it would start in the background and
+  // take a core from the bursts it overlaps.
+  git(repo, 'config', 'gc.auto', '0');
+  git(repo, 'config', 'maintenance.auto', 'false');
   git(repo, 'add', '-A');
   git(repo, '-c', 'user.email=bench@example.com', '-c', 'user.name=bench', 'commit', '-q', '-m', 'generated repository');
   const loaded = await loadRepo(new FsRepoReader(repo));
@@ -123,11 +128,15 @@ try {
   const arrived = new Map<string, number>();
   const decided = new Map<string, { sent: number; acknowledged: number; validated: boolean; message: string }>();
   const waiters = new Map<string, () => void>();
+  /** The bridge's reads of a review (for its description, when a delivery lacks it). */
+  let reviewReads = 0;
   const send: SendHttp = async (request) => {
     const body = request.body === undefined ? undefined : (JSON.parse(request.body) as Record<string, unknown>);
     const decision = request.url.pathname.endsWith('/change_validation') && typeof body?.['validated'] === 'boolean';
     const sent = performance.now();
     const response = await sharedHttpClient.send(request);
+    const read = request.method === 'GET' ? /\/reviews\/([^/]+)$/.exec(request.url.pathname)?.[1] : undefined;
+    if (read !== undefined) reviewReads++;
     if (decision) {
       const id = String(body['reviewID']);
       decided.set(id, { sent, acknowledged: performance.now(), validated: body['validated'] === true, message: String(body['message']) });
@@ -170,6 +179,7 @@ try {
       }),
     );
     shim.count();
+    const reads0 = reviewReads;
     const cpu0 = { bridge: ownCpuMs(), console: processCpuMs(consolePid) ?? NaN };
     const t0 = performance.now();
     const done = Promise.all(reviews.map((id) => new Promise<void>((resolve) => (decided.has(id) ? resolve() : waiters.set(id, resolve)))));
@@ -187,7 +197,7 @@ try {
       verdictMs.push(d.sent - at);
       ackMs.push(d.acknowledged - at);
     }
-    const b: Burst = { label, headline, verdictMs, ackMs, wallMs, gitCalls: shim.count(), bridgeCpuMs: cpu.bridge, consoleCpuMs: cpu.console };
+    const b: Burst = { label, headline, verdictMs, ackMs, reviewReads: reviewReads - reads0, wallMs, gitCalls: shim.count(), bridgeCpuMs: cpu.bridge, consoleCpuMs: cpu.console };
     process.stderr.write(`  ${label}: p50 ${quantile(verdictMs, 0.5).toFixed(1)} ms, p99 ${quantile(verdictMs, 0.99).toFixed(1)} ms\n`);
     return b;
   };
@@ -213,12 +223,13 @@ try {
   const fmt = (x: number): string => x.toFixed(1).padStart(7);
   const lines = [
     `bench:bridge — ${loaded.entities.length} entities in git, bursts of ${BURST} pre-commit deliveries in flight at once; bridge in this process, console a child process`,
-    `  ${'burst'.padEnd(26)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'max ms'.padStart(7)} ${'ack p99'.padStart(7)} ${'wall ms'.padStart(7)} ${'bridge CPU/del'.padStart(14)} ${'console CPU/del'.padStart(15)}  git calls`,
+    `  ${'burst'.padEnd(26)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'max ms'.padStart(7)} ${'ack p99'.padStart(7)} ${'reads'.padStart(5)} ${'wall ms'.padStart(7)} ${'bridge CPU/del'.padStart(14)} ${'console CPU/del'.padStart(15)}  git calls`,
     ...bursts.map(
       (b) =>
-        `  ${b.label.padEnd(26)} ${fmt(quantile(b.verdictMs, 0.5))} ${fmt(quantile(b.verdictMs, 0.99))} ${fmt(Math.max(...b.verdictMs))} ${fmt(quantile(b.ackMs, 0.99))} ${fmt(b.wallMs)} ${`${(b.bridgeCpuMs / BURST).toFixed(2)} ms`.padStart(14)} ${`${(b.consoleCpuMs / BURST).toFixed(2)} ms`.padStart(15)}  ${[...b.gitCalls].map(([cmd, n]) => `${cmd} ×${n}`).join(', ') || 'none'}`,
+        `  ${b.label.padEnd(26)} ${fmt(quantile(b.verdictMs, 0.5))} ${fmt(quantile(b.verdictMs, 0.99))} ${fmt(Math.max(...b.verdictMs))} ${fmt(quantile(b.ackMs, 0.99))} ${String(b.reviewReads).padStart(5)} ${fmt(b.wallMs)} ${`${(b.bridgeCpuMs / BURST).toFixed(2)} ms`.padStart(14)} ${`${(b.consoleCpuMs / BURST).toFixed(2)} ms`.padStart(15)}  ${[...b.gitCalls].map(([cmd, n]) => `${cmd} ×${n}`).join(', ') || 'none'}`,
     ),
-    `  (latency: delivery received by the bridge → its decision sent to change_validation; ack: → the console's answer to it.`,
+    `  (latency: delivery received by the bridge → its decision sent to change_validation; ack: → the console's answer to it;`,
+    `   reads: the bridge's GETs of a review, for a description the delivery lacks;`,
     `   wall: first commit sent → last decision; CPU per delivery: bridge = this process (the bench's own requests included), console = its process)`,
     `  verdict p99 after a head's first read: ${p99.toFixed(1)} ms / target ${TARGET_MS} ms = ${(p99 / TARGET_MS).toFixed(2)}× ${p99 <= TARGET_MS ? 'MET' : 'MISSED'}`,
   ];
