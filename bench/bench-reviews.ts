@@ -6,8 +6,11 @@
  * one batch a PATCH still cost the console twice its steady-state CPU, and a review 1.7 times; both
  * stop falling after about 2,000), then measured in alternating rounds, since 500 PATCHes take about
  * a tenth of a second.
- * Prints both rates and the ratio per round, the median ratio (target ≥ 0.25) and the p99 time from
- * the first commit to committed. Then, since a round of 500 PATCHes (≈ 80 ms) is shorter than the
+ * A third path runs in the same rounds: the protocol floor (bench/floor-server.ts, its own process),
+ * the same five requests and webhook answered with only the key check and a trivial body. The
+ * headline is the console's CPU per reviewed change over the floor's (median of the rounds, target
+ * ≤ 1.25×; exit 1 when missed); the rates and the ratio to direct PATCHes are printed as information,
+ * with the p99 time from the first commit to committed. Then, since a round of 500 PATCHes (≈ 80 ms) is shorter than the
  * console's once-a-second WAL checkpoint and its GC cycles, whether a round catches one decides its
  * rate (4,000 or 6,700/s): it also measures each path in windows of at least --steady-ms, the same
  * changes applied in passes, so both carry their share of the periodic work.
@@ -47,6 +50,8 @@ const STEADY_MS = Number(values['steady-ms']);
 const ADMIN = 'console-bench-admin-key';
 const WEBHOOK_KEY = 'bench-webhook-key';
 const MAIN = fileURLToPath(new URL('../controller/main.ts', import.meta.url));
+const FLOOR = fileURLToPath(new URL('./floor-server.ts', import.meta.url));
+const FLOOR_TARGET = 1.25;
 
 type Json = Record<string, unknown> & { data?: Record<string, unknown> };
 
@@ -74,13 +79,29 @@ async function startConsole(db: string): Promise<{ pid: number | undefined; url:
   return { pid: child.pid, url, stop: () => new Promise((done) => (child.once('exit', () => done()), child.kill('SIGTERM'))) };
 }
 
+/** The protocol floor (bench/floor-server.ts) in its own process, as the console runs in its own. */
+async function startFloor(webhookUrl: string): Promise<{ pid: number | undefined; url: string; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', FLOOR, webhookUrl, WEBHOOK_KEY, FLOOR_BOB, FLOOR_CAROL, FLOOR_VALIDATOR], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.once('exit', (code) => reject(new Error(`floor server exited with ${code}`)));
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match?.[1]) resolve(match[1]);
+    });
+  });
+  child.removeAllListeners('exit');
+  return { pid: child.pid, url, stop: () => new Promise((done) => (child.once('exit', () => done()), child.kill('SIGTERM'))) };
+}
+
 let base = '';
-async function api(method: string, path: string, body?: unknown, key = ADMIN): Promise<Json> {
+async function api(method: string, path: string, body?: unknown, key = ADMIN, to = base): Promise<Json> {
   // The product's own kept-alive client, for both paths: with fetch the load generator spent more CPU
   // per request than the console serving it, so both runs measured mostly the client.
   const res = await sharedHttpClient.send({
     method,
-    url: new URL(`${base}${path}`),
+    url: new URL(`${to}${path}`),
     headers: { 'service-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
@@ -111,6 +132,9 @@ const dir = mkdtempSync(join(tmpdir(), 'flagops-bench-reviews-'));
 const validated = new Map<string, () => void>();
 let validatorKey = '';
 let consoleProcess: Awaited<ReturnType<typeof startConsole>> | undefined;
+let floorProcess: Awaited<ReturnType<typeof startFloor>> | undefined;
+let floorBase = '';
+const [FLOOR_BOB, FLOOR_CAROL, FLOOR_VALIDATOR] = ['floor-bob-key', 'floor-carol-key', 'floor-validator-key'];
 
 // The customer's system: answers the webhook at once, then approves through change_validation.
 const receiver = createServer((request, response) => {
@@ -119,13 +143,16 @@ const receiver = createServer((request, response) => {
   request.on('end', () => {
     response.writeHead(request.headers['x-service-webhook-key'] === WEBHOOK_KEY ? 200 : 401).end();
     const payload = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { review_id: string };
-    void api('POST', '/console/v1/change_validation', { reviewID: payload.review_id, validated: true, message: 'bench: approved' }, validatorKey).then(() => validated.get(payload.review_id)?.());
+    const floor = request.url === '/floor';
+    void api('POST', '/console/v1/change_validation', { reviewID: payload.review_id, validated: true, message: 'bench: approved' }, floor ? FLOOR_VALIDATOR : validatorKey, floor ? floorBase : base).then(() => validated.get(payload.review_id)?.());
   });
 });
 
 try {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  floorProcess = await startFloor(`${receiverUrl.replace(/\/hook$/, '')}/floor`);
+  floorBase = floorProcess.url;
   const started = await startConsole(join(dir, 'console.db'));
   consoleProcess = started;
   base = started.url;
@@ -163,14 +190,28 @@ try {
     return performance.now() - commitStart;
   }
 
-  // Warm-up of both paths (not measured): JIT, statement caches, connections.
+  /** The same five requests and webhook against the floor server. */
+  async function floorChange(id: string, i: number): Promise<void> {
+    const path = `/console/v1/gates/${id}/reviews`;
+    const reviewID = (await api('POST', path, { description: 'bench', change: change(i) }, FLOOR_BOB, floorBase)).data?.['reviewID'] as string;
+    await api('PUT', `${path}/${reviewID}/approve`, undefined, FLOOR_CAROL, floorBase);
+    const decided = new Promise<void>((resolve) => validated.set(reviewID, resolve));
+    await api('PUT', `${path}/${reviewID}/commit`, undefined, FLOOR_BOB, floorBase);
+    await decided;
+    validated.delete(reviewID);
+    const done = await api('PUT', `${path}/${reviewID}/commit`, undefined, FLOOR_BOB, floorBase);
+    if (done.data?.['status'] !== 'committed') throw new Error(`floor review ${reviewID} is ${String(done.data?.['status'])}`);
+  }
+
+  // Warm-up of every path (not measured): JIT, statement caches, connections.
   for (let w = 0; w < WARMUPS; w++) {
     await pool(CHANGES, CONCURRENCY, async (i) => void (await directChange(gate('warm_direct', w, i), i)));
     await pool(CHANGES, CONCURRENCY, async (i) => void (await reviewChange(gate('warm_review', w, i), i)));
+    await pool(CHANGES, CONCURRENCY, async (i) => void (await floorChange(gate('floor', w, i), i)));
   }
 
   const cpu = () => ({ console: processCpuMs(started.pid) ?? NaN, own: ownCpuMs() });
-  const rounds: { direct: number; review: number; cpu: { direct: { console: number; client: number }; review: { console: number; client: number } } }[] = [];
+  const rounds: { direct: number; review: number; floor: number; floorCpu: number; cpu: { direct: { console: number; client: number }; review: { console: number; client: number } } }[] = [];
   const commitToCommitted: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     const cpu0 = cpu();
@@ -178,8 +219,11 @@ try {
     const cpu1 = cpu();
     const reviewMs = await pool(CHANGES, CONCURRENCY, async (i) => void commitToCommitted.push(await reviewChange(gate('review', round, i), i)));
     const cpu2 = cpu();
+    const floor0 = processCpuMs(floorProcess.pid) ?? NaN;
+    const floorMs = await pool(CHANGES, CONCURRENCY, async (i) => void (await floorChange(gate('floor', round, i), i + 1)));
+    const floorCpu = ((processCpuMs(floorProcess.pid) ?? NaN) - floor0) / CHANGES;
     const per = (a: { console: number; own: number }, b: { console: number; own: number }) => ({ console: (b.console - a.console) / CHANGES, client: (b.own - a.own) / CHANGES });
-    rounds.push({ direct: (CHANGES / directMs) * 1000, review: (CHANGES / reviewMs) * 1000, cpu: { direct: per(cpu0, cpu1), review: per(cpu1, cpu2) } });
+    rounds.push({ direct: (CHANGES / directMs) * 1000, review: (CHANGES / reviewMs) * 1000, floor: (CHANGES / floorMs) * 1000, floorCpu, cpu: { direct: per(cpu0, cpu1), review: per(cpu1, cpu2) } });
   }
 
   // Steady state: each path for at least STEADY_MS, in passes over the warm-up gates (pass p sets
@@ -221,7 +265,8 @@ try {
   const ratio = median(rounds.map((r) => r.review / r.direct));
   console.log(`direct PATCH:         ${median(rounds.map((r) => r.direct)).toFixed(1)} changes/s (median)`);
   console.log(`review + webhook:     ${median(rounds.map((r) => r.review)).toFixed(1)} changes/s (median)`);
-  console.log(`ratio review/direct:  ${ratio.toFixed(3)} median of ${ROUNDS} rounds (target >= 0.25: ${ratio >= 0.25 ? 'met' : 'NOT met'})`);
+  console.log(`protocol floor:       ${median(rounds.map((r) => r.floor)).toFixed(1)} changes/s (median), ${median(rounds.map((r) => r.floorCpu)).toFixed(3)} ms server CPU per change`);
+  console.log(`ratio review/direct:  ${ratio.toFixed(3)} median of ${ROUNDS} rounds (information: a review is five requests and a webhook against one)`);
   const cpuRatio = median(rounds.map((r) => r.cpu.direct.console / r.cpu.review.console));
   console.log(`console CPU ratio direct/review: ${cpuRatio.toFixed(3)} (median)`);
   if (steadyDirect && steadyReview) {
@@ -231,9 +276,16 @@ try {
     );
   }
   console.log(`commit → committed:   p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(1)} ms, max ${(sorted.at(-1) ?? NaN).toFixed(1)} ms`);
-  if (ratio < 0.25) process.exitCode = 1;
+  // Headline: the console's CPU per reviewed change over the floor's, both measured in every round.
+  const floorRatio = median(rounds.map((r) => r.cpu.review.console / r.floorCpu));
+  console.log(
+    `review / protocol floor, server CPU per change: ${floorRatio.toFixed(2)}× (median of ${ROUNDS} rounds: ${median(rounds.map((r) => r.cpu.review.console)).toFixed(3)} ms console vs ${median(rounds.map((r) => r.floorCpu)).toFixed(3)} ms floor)` +
+      ` target ≤ ${FLOOR_TARGET}× ${floorRatio <= FLOOR_TARGET ? 'MET' : 'MISSED'}`,
+  );
+  if (!(floorRatio <= FLOOR_TARGET)) process.exitCode = 1;
 } finally {
   await consoleProcess?.stop();
+  await floorProcess?.stop();
   receiver.close();
   sharedHttpClient.close();
   rmSync(dir, { recursive: true, force: true });

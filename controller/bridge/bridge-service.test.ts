@@ -186,6 +186,17 @@ describe('BridgeService', () => {
     expect(reads).toBe(2);
   });
 
+  it('takes the description from the payload when the console sends it, without reading the review', async () => {
+    const git = simpleGit(dir);
+    await git.checkoutLocalBranch('feature');
+    const feature = await commitFile('gates/other.yaml', 'id: other\n');
+    await git.checkout('main');
+    const unread = () => Promise.reject(new Error('the review was read'));
+    const verdict = await bridge({ descriptions: unread }).handle({ ...payload(), description: `flagops apply: update gates/checkout (plan 0123456789ab, commit ${feature})` });
+    expect(verdict.validated).toBe(false);
+    expect(verdict.message).toContain(`applied from commit ${feature.slice(0, 12)}`);
+  });
+
   it('approves a change applied from a commit that reaches the head between the two looks', async () => {
     const git = simpleGit(dir);
     await git.checkoutLocalBranch('feature');

@@ -11,6 +11,8 @@ export interface PrecommitPayload {
   config_name?: string;
   experiment_name?: string;
   type: string;
+  /** The review's description, which flagops's console adds to the spec's payload. */
+  description?: string;
   old_config?: Record<string, unknown> | null;
   new_config?: Record<string, unknown> | null;
   old_experiment?: Record<string, unknown> | null;
@@ -150,7 +152,8 @@ export class BridgeService {
   }
 
   private async verdict(payload: PrecommitPayload, folder: string, id: string): Promise<Verdict> {
-    const applied = this.appliedCommit(payload.review_id);
+    // The console sends the description in the payload; other senders' deliveries cost a request for it.
+    const applied = typeof payload.description === 'string' ? Promise.resolve(appliedCommitOf(payload.description)) : this.appliedCommit(payload.review_id);
     const first = await this.judge(payload, folder, id, applied);
     if (first.validated) return first;
     // A rejection is final, and the head it saw may predate the change (pushed a moment before the

@@ -12,6 +12,7 @@ const PayloadSchema = z.looseObject({
   config_name: z.string().optional(),
   experiment_name: z.string().optional(),
   type: z.string().min(1),
+  description: z.string().optional(),
 });
 
 /** Equal-length digests so the comparison takes the same time whatever the presented key. */

@@ -45,6 +45,29 @@ beforeEach(async () => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('GitDesiredState', () => {
+  it('follows the branch whether git keeps its ref loose or packed, and a remote added while it runs', async () => {
+    const first = await commit({ 'gates/a.yaml': 'id: a\nisEnabled: true\n' });
+    const state = source();
+    expect((await state.read('gates', 'a')).commit).toBe(first);
+    await simpleGit(dir).raw(['pack-refs', '--all']);
+    expect(existsSync(join(dir, '.git', 'refs', 'heads', 'main'))).toBe(false);
+    expect((await state.read('gates', 'a')).commit).toBe(first);
+    const second = await commit({ 'gates/a.yaml': 'id: a\nisEnabled: false\n' });
+    expect(await state.read('gates', 'a')).toMatchObject({ commit: second, entity: { id: 'a', isEnabled: false } });
+
+    // A clone whose origin moves on: the bridge fetches it once it has the remote.
+    const clone = mkdtempSync(join(tmpdir(), 'flagops-desired-clone-'));
+    try {
+      await simpleGit(clone).init(['-b', 'main']);
+      const cloned = source('main', clone);
+      await expect(cloned.read('gates', 'a')).rejects.toBeInstanceOf(UpstreamError);
+      await simpleGit(clone).addRemote('origin', dir);
+      expect((await cloned.read('gates', 'a')).commit).toBe(second);
+    } finally {
+      rmSync(clone, { recursive: true, force: true });
+    }
+  });
+
   it('reads the entity files asked for at the branch head, .yml too, and the policies of that commit', async () => {
     const head = await commit({
       'flagops.yaml': 'bridge: { protectedEntities: [gates/locked] }\n',

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { posix } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
+import { isAbsolute, join, posix } from 'node:path';
 import { promisify } from 'node:util';
 import { simpleGit, type SimpleGit } from 'simple-git';
 import { deepFreeze } from '../core/deep-freeze.js';
@@ -42,6 +43,10 @@ export class GitDesiredState implements DesiredStateSource {
   private latest: Map<string, SnapshotFile> | undefined;
   /** `${head} ${commit}` pairs being checked for ancestry, or found to be ancestors. */
   private readonly contained = new Map<string, Promise<boolean>>();
+  /** The repository's common git directory, asked once. */
+  private gitDir: Promise<string> | undefined;
+  /** Whether `origin` exists, with the state of the git config it was read from. */
+  private origin: { config: string; present: boolean } | undefined;
   /** flagops.yaml's policies by commit: parsed once, not once per decision. */
   private readonly policies = new Map<string, BridgePolicies | undefined>();
 
@@ -75,13 +80,54 @@ export class GitDesiredState implements DesiredStateSource {
     return resolution.done;
   }
 
-  /** Resolves the commit of the branch head, fetching first when there is a remote. */
+  /**
+   * Resolves the commit of the branch head, fetching first when there is a remote. Without one (or
+   * after the fetch) the ref is read from its file when git keeps it loose: a decision then waits for
+   * a file read, not for a git process, which under a burst of deliveries is most of its latency.
+   */
   private async resolveHead(): Promise<string> {
-    const remotes = await this.git.getRemotes();
-    const useRemote = this.options.fetch !== false && remotes.some((r) => r.name === 'origin');
+    const useRemote = this.options.fetch !== false && (await this.hasOrigin());
     if (useRemote) await this.git.fetch('origin', this.options.branch);
     const ref = useRemote ? `origin/${this.options.branch}` : this.options.branch;
-    return (await this.git.revparse([`${ref}^{commit}`])).trim();
+    const loose = await this.looseRef(useRemote ? `refs/remotes/origin/${this.options.branch}` : `refs/heads/${this.options.branch}`);
+    return loose ?? (await this.git.revparse([`${ref}^{commit}`])).trim();
+  }
+
+  private commonGitDir(): Promise<string> {
+    this.gitDir ??= this.git.revparse(['--git-common-dir']).then((dir) => {
+      const trimmed = dir.trim();
+      return isAbsolute(trimmed) ? trimmed : join(this.options.repoDir, trimmed);
+    });
+    this.gitDir.catch(() => (this.gitDir = undefined));
+    return this.gitDir;
+  }
+
+  /** Whether the clone has `origin`; asks git again only when its config file changed. */
+  private async hasOrigin(): Promise<boolean> {
+    const config = await stat(join(await this.commonGitDir(), 'config')).then(
+      (s) => `${s.mtimeMs} ${s.size} ${s.ino}`,
+      () => '',
+    );
+    if (this.origin === undefined || config === '' || this.origin.config !== config) {
+      const present = (await this.git.getRemotes()).some((r) => r.name === 'origin');
+      this.origin = { config, present };
+    }
+    return this.origin.present;
+  }
+
+  /**
+   * The commit a loose ref file names, or undefined when git must answer: a packed or symbolic ref,
+   * another ref storage (reftable), or a branch name that is not a plain path. Git replaces a loose
+   * ref by renaming a complete file over it, so the read sees the old or the new commit, whole.
+   */
+  private async looseRef(ref: string): Promise<string | undefined> {
+    if (!/^[A-Za-z0-9._/-]+$/.test(ref) || ref.split('/').some((part) => part === '' || part === '.' || part === '..')) return undefined;
+    try {
+      const text = (await readFile(join(await this.commonGitDir(), ref), 'utf8')).trim();
+      return /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(text) ? text : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /**
