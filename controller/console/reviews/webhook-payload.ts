@@ -28,8 +28,6 @@ function shippedGroup(config: JsonObject | null): string | null {
  * type, which the caller passes), `old_config`/`new_config` for gates, dynamic configs and segments, `old_experiment`/
  * `new_experiment` for changes of a running experiment, plus the per-type fields the reference adds (old/new target apps,
  * allocation, settings, the shipped group). Configs are in the read format, as they were reviewed.
- * `description` is the review's, which the spec's payload lacks: a receiver that judges a change by
- * what its description names (the bridge: the commit apply ran at) needs no request back for it.
  */
 export function buildWebhookPayload(review: ReviewRecord, type: WebhookChangeType, committer: string): JsonObject {
   const payload: JsonObject = {
@@ -37,7 +35,6 @@ export function buildWebhookPayload(review: ReviewRecord, type: WebhookChangeTyp
     submitter: review.submitter,
     committer,
     config_type: review.kind,
-    description: review.description,
   };
   const { oldConfig, newConfig } = review;
   if (review.kind === 'experiment') {

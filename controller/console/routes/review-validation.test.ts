@@ -47,7 +47,6 @@ describe('approved → pending validation (commit with a webhook)', () => {
       submitter: 'bob@example.com',
       committer: 'bob@example.com',
       config_type: 'gate',
-      description: review.description,
       config_name: 'checkout',
       type: 'rules',
       old_config: review.oldConfig,
