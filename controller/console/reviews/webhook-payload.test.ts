@@ -37,7 +37,6 @@ describe('buildWebhookPayload', () => {
       submitter: 'sub@example.com',
       committer: 'com@example.com',
       config_type: 'gate',
-      description: base.description,
       config_name: 'checkout',
       type: 'rules',
       old_config: base.oldConfig,
@@ -73,7 +72,7 @@ describe('buildWebhookPayload', () => {
     const shipped = experiment({ changeTypes: ['ship_experiment'], newConfig: { ...experiment({}).newConfig, status: 'decision_made', launchedGroupID: 'g2' } });
     expect(buildWebhookPayload(shipped, 'ship_experiment', 'c')).toMatchObject({ type: 'ship_experiment', group: 'test' });
     const abandoned = buildWebhookPayload(experiment({ changeTypes: ['abandon_experiment'] }), 'abandon_experiment', 'c');
-    expect(Object.keys(abandoned).sort()).toEqual(['committer', 'config_type', 'description', 'experiment_name', 'review_id', 'submitter', 'type']);
+    expect(Object.keys(abandoned).sort()).toEqual(['committer', 'config_type', 'experiment_name', 'review_id', 'submitter', 'type']);
     expect(buildWebhookPayload(experiment({ changeTypes: ['start_experiment'] }), 'start_experiment', 'c')).not.toHaveProperty('new_experiment');
   });
 });
