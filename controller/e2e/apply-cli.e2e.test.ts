@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { simpleGit } from 'simple-git';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { spawnConsole, startBuiltCli, type CliRun, type SpawnedConsole, type StartedCli } from '../test-support/spawn-console.js';
+import { createGitRepo } from '../test-support/git-repo.js';
 
 let dir: string;
 let repo: string;
@@ -70,13 +71,8 @@ beforeEach(async () => {
   round++;
   repo = join(dir, `repo${round}`);
   const ids = { alpha: `alpha${round}`, beta: `beta${round}`, gamma: `gamma${round}` };
-  for (const [path, text] of Object.entries(FILES)) {
-    const renamed = path.replace(/alpha|beta|gamma/, (m) => ids[m as keyof typeof ids]);
-    mkdirSync(dirname(join(repo, renamed)), { recursive: true });
-    writeFileSync(join(repo, renamed), text.replace(/\b(alpha|beta|gamma)\b/g, (m) => ids[m as keyof typeof ids]));
-  }
-  await simpleGit(repo).init(['-b', 'main']).addConfig('user.email', 'dev@example.com').addConfig('user.name', 'dev');
-  await simpleGit(repo).add(['-A']).commit('flags');
+  const rename = (text: string): string => text.replace(/\b(alpha|beta|gamma)\b/g, (m) => ids[m as keyof typeof ids]);
+  await createGitRepo(repo, Object.fromEntries(Object.entries(FILES).map(([path, text]) => [rename(path), rename(text)])));
 });
 
 const id = (name: string): string => `${name}${round}`;

@@ -4,13 +4,14 @@
  * tree against the commit before fmt (no console) then has no changes: what the files declare is the same.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { simpleGit } from 'simple-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../test-support/spawn-console.js';
+import { createGitRepo } from '../test-support/git-repo.js';
 
 let dir: string;
 let repo: string;
@@ -61,11 +62,7 @@ const read = (path: string): string => readFileSync(join(repo, path), 'utf8');
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'flagops-fmt-'));
   repo = join(dir, 'repo');
-  for (const [path, text] of Object.entries(FILES)) {
-    mkdirSync(dirname(join(repo, path)), { recursive: true });
-    writeFileSync(join(repo, path), text);
-  }
-  await simpleGit(repo).init(['-b', 'main']).addConfig('user.email', 'dev@example.com').addConfig('user.name', 'dev').add(['-A']).commit('flags as written');
+  await createGitRepo(repo, FILES, 'flags as written');
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

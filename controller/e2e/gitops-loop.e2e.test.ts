@@ -4,12 +4,13 @@
  * run them. Needs the compiled CLI (`npm run build`, which `npm test` runs first).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { simpleGit } from 'simple-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runBuiltCli, spawnConsole, type CliRun, type SpawnedConsole } from '../test-support/spawn-console.js';
+import { createGitRepo } from '../test-support/git-repo.js';
 
 const WEBHOOK_KEY = 'whk-e2e-secret';
 let dir: string;
@@ -106,12 +107,7 @@ const reviewsOf = async (status: string) => ((await api('GET', `/console/v1/revi
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'flagops-loop-'));
   repo = join(dir, 'repo');
-  for (const [path, text] of Object.entries(FILES)) {
-    mkdirSync(dirname(join(repo, path)), { recursive: true });
-    writeFileSync(join(repo, path), text);
-  }
-  await simpleGit(repo).init(['-b', 'main']).addConfig('user.email', 'dev@example.com').addConfig('user.name', 'dev');
-  await commitAll('initial flags');
+  await createGitRepo(repo, FILES, 'initial flags');
   console_ = await spawnConsole({ db: join(dir, 'console.db'), args: ['--webhook-timeout', '20000'], checkResponses: true });
   for (const [name, email, role] of [['submitter', 'flagops@ci.example.com', 'member'], ['approver', 'lead@example.com', 'member'], ['bridge', 'bridge@example.com', 'webhook_receiver'], ['member', 'dev@example.com', 'member']] as const) {
     const res = await api('POST', '/console/v1/keys', { description: name, userEmail: email, role });

@@ -3,13 +3,13 @@
  * repository, `flagops apply --auto-approve` and `flagops status` from the built CLI. No webhook is
  * configured, so approved reviews commit at once.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { simpleGit } from 'simple-git';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StatusReport } from '../reconcile/status-service.js';
 import { runBuiltCli, spawnConsole, type CliRun, type SpawnedConsole } from '../test-support/spawn-console.js';
+import { createGitRepo } from '../test-support/git-repo.js';
 
 let dir: string;
 let repo: string;
@@ -48,14 +48,7 @@ const entity = (report: StatusReport, name: string) => report.entities.find((e) 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'flagops-status-'));
   repo = join(dir, 'repo');
-  for (const [path, text] of Object.entries(FILES)) {
-    mkdirSync(dirname(join(repo, path)), { recursive: true });
-    writeFileSync(join(repo, path), text);
-  }
-  const git = simpleGit(repo);
-  await git.init(['-b', 'main']).addConfig('user.email', 'dev@example.com').addConfig('user.name', 'dev');
-  await git.add(['-A']).commit('flags');
-  head = (await git.revparse(['HEAD'])).trim();
+  head = await createGitRepo(repo, FILES);
   console_ = await spawnConsole({ db: join(dir, 'console.db'), checkResponses: true });
   for (const [name, email] of [['ci', 'flagops@ci.example.com'], ['approver', 'lead@example.com'], ['other', 'someone@example.com']] as const) {
     const res = await api('POST', '/console/v1/keys', { description: name, userEmail: email, role: 'member' }, console_.key);

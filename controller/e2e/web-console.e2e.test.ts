@@ -3,12 +3,11 @@
  * page: `npm run build`, which `npm test` runs first), with a real bridge on a temporary git
  * repository as the pre-commit webhook. Screenshots of the main pages go to the folder printed first.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { BrowserContext, Page } from 'playwright-core';
-import { simpleGit } from 'simple-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PENDING_VALIDATION_TITLE } from '../../schemas/review.js';
 import { createBridge } from '../bridge/create-bridge.js';
@@ -17,6 +16,7 @@ import { ConsoleClient } from '../reconcile/console-client.js';
 import { launchChromium, seriousAxeViolations, type LaunchedChromium } from '../test-support/chromium.js';
 import { apiPathOf, SAMPLE_ENTITIES } from '../test-support/sample-entities.js';
 import { runBuiltCli, spawnConsole, type SpawnedConsole } from '../test-support/spawn-console.js';
+import { createGitRepo } from '../test-support/git-repo.js';
 
 const WEBHOOK_KEY = 'whk-web-secret';
 const INITIAL_MESSAGE = 'Every change is checked against the flags repository.';
@@ -91,15 +91,7 @@ beforeAll(async () => {
   console.log(`web console screenshots: ${shots}`);
   dir = mkdtempSync(join(tmpdir(), 'flagops-web-'));
   repo = join(dir, 'repo');
-  for (const [path, text] of Object.entries(FILES)) {
-    mkdirSync(dirname(join(repo, path)), { recursive: true });
-    writeFileSync(join(repo, path), text);
-  }
-  const git = simpleGit(repo);
-  await git.init(['-b', 'main']).addConfig('user.email', 'dev@example.com').addConfig('user.name', 'dev');
-  await git.add(['-A']);
-  await git.commit('flags');
-  headCommit = (await git.revparse(['HEAD'])).trim();
+  headCommit = await createGitRepo(repo, FILES);
 
   [console_, chromium] = await Promise.all([spawnConsole({ db: join(dir, 'console.db'), args: ['--webhook-timeout', '30000'] }), launchChromium()]);
   for (const [name, email, role, scopes] of [

@@ -1,11 +1,12 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FsRepoReader } from '../source/fs-repo-reader.js';
 import { createTestConsole, type TestConsole } from '../test-support/test-console.js';
 import { applyRepo, type ApplyInput } from './apply-service.js';
 import { ConsoleClient } from './console-client.js';
+import { writeFiles } from '../test-support/git-repo.js';
 
 const FILES: Record<string, string> = {
   'flagops.yaml': 'console: { url: http://127.0.0.1:1, apiKeyEnv: FLAGOPS_API_KEY }\n',
@@ -28,10 +29,7 @@ beforeEach(async () => {
   client = new ConsoleClient({ baseUrl: url, apiKey: submitterKey });
   approver = new ConsoleClient({ baseUrl: url, apiKey: await c.keyFor('lead@example.com', 'member') });
   repo = mkdtempSync(join(tmpdir(), 'flagops-apply-lifecycle-'));
-  for (const [path, text] of Object.entries(FILES)) {
-    mkdirSync(dirname(join(repo, path)), { recursive: true });
-    writeFileSync(join(repo, path), text);
-  }
+  writeFiles(repo, FILES);
 });
 afterEach(async () => {
   await c.close();

@@ -3,6 +3,7 @@ import { PrecommitWebhookSettingsUpdateSchema, type PrecommitWebhookSettings, ty
 import { ApiError } from '../api.js';
 import { AdminNav } from '../components/admin-nav.js';
 import { ErrorBox } from '../components/error-box.js';
+import { SaveFooter } from '../components/save-footer.js';
 import { useSession } from '../session-context.js';
 import { useAsync } from '../use-async.js';
 
@@ -42,13 +43,7 @@ function ReviewSettingsFields({ initial }: { initial: ReviewsSettings }) {
           experiments
         </label>
       </div>
-      <button type="submit" class="primary">
-        Save review settings
-      </button>
-      <p role="status" class="muted">
-        {notice}
-      </p>
-      <ErrorBox error={error} title="Not saved" />
+      <SaveFooter label="Save review settings" notice={notice} error={error} />
     </form>
   );
 }
@@ -114,13 +109,7 @@ function WebhookFields({ initial }: { initial: PrecommitWebhookSettings }) {
           Shown to everyone while a change waits for validation.
         </p>
       </div>
-      <button type="submit" class="primary">
-        Save webhook settings
-      </button>
-      <p role="status" class="muted">
-        {notice}
-      </p>
-      <ErrorBox error={error} title="Not saved" />
+      <SaveFooter label="Save webhook settings" notice={notice} error={error} />
     </form>
   );
 }

@@ -1,0 +1,23 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { simpleGit } from 'simple-git';
+
+/** Writes each file (path relative to `dir` → text), creating folders as needed. */
+export function writeFiles(dir: string, files: Record<string, string>): void {
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+}
+
+/**
+ * A real git repository for a test: the files written, `git init -b main`, a committer configured, and
+ * everything committed with `message`. Resolves with the commit's hash.
+ */
+export async function createGitRepo(dir: string, files: Record<string, string>, message = 'flags'): Promise<string> {
+  writeFiles(dir, files);
+  const git = simpleGit(dir);
+  await git.init(['-b', 'main']).addConfig('user.email', 'dev@example.com').addConfig('user.name', 'dev');
+  await git.add(['-A']).commit(message);
+  return (await git.revparse(['HEAD'])).trim();
+}
