@@ -16,7 +16,7 @@ export type EntityOp =
   | { type: 'update'; id: string; body: unknown }
   | { type: 'patch'; id: string; body: unknown }
   | { type: 'delete'; id: string }
-  | { type: 'action'; id: string; action: string; body?: unknown };
+  | { type: 'action'; id: string; action: string; body?: unknown; params?: Readonly<Record<string, string>> };
 
 export interface WriteOptions {
   dryRun?: boolean;
@@ -280,7 +280,8 @@ export class EntityService {
         id = op.id;
         const body = action.body ? this.parse(action.body, op.body ?? {}, op.action) : undefined;
         const data = before.data;
-        after = await lookup.run(repos.entities, (l) => action.apply(structuredClone(data), body, l));
+        const params = op.params ?? {};
+        after = await lookup.run(repos.entities, (l) => action.apply(structuredClone(data), body, l, params));
         break;
       }
     }

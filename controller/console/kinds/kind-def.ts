@@ -10,18 +10,49 @@ export interface EntityLookup {
   now?(): number;
 }
 
-/** A lifecycle action: `PUT /{path}/{id}/{name}`. */
+/**
+ * A write to one entity beyond create/update/delete: a lifecycle action (`PUT /{path}/{id}/{name}`) or
+ * a write to a sub-resource (`POST /gates/{id}/rules`, `DELETE /gates/{id}/rules/{ruleID}`). Every
+ * action is an entity write like any other: one transaction, a version, an audit row, the review gate.
+ */
 export interface ActionDef {
   /** HTTP method; PUT unless the reference uses another (segments' PATCH add_ids). */
-  method?: 'PUT' | 'PATCH' | 'POST';
+  method?: 'PUT' | 'PATCH' | 'POST' | 'DELETE';
+  /**
+   * Path under the entity's item path when it is not the action's name, with Fastify parameters
+   * (`rules/:ruleID`); the parameters reach `apply` as `params`.
+   */
+  path?: string;
+  /** OpenAPI summary when it is not derived from the action's name. */
+  summary?: string;
   /** Past tense for messages and the audit log, e.g. "enabled". */
   done: string;
+  /** Success message when it is not "<Label> <done> successfully." (the reference's wording). */
+  message?: string;
   /** Optional body schema (e.g. make_decision's group). */
   body?: z.ZodType;
   /** True when the body may be left out (it is then parsed as `{}`), e.g. experiment start. */
   bodyOptional?: boolean;
+  /**
+   * What the response's `data` holds when it is not the entity: a part of it (the overrides) with
+   * its schema, or nothing (`null`: a message only).
+   */
+  respond?: { schema: z.ZodType; view: (response: JsonObject) => unknown } | null;
   /** Returns the entity after the action; throws ConflictError for an invalid transition. */
-  apply(entity: JsonObject, body: unknown, lookup: EntityLookup): JsonObject;
+  apply(entity: JsonObject, body: unknown, lookup: EntityLookup, params: Readonly<Record<string, string>>): JsonObject;
+}
+
+/** A read of part of an entity: `GET /{path}/{id}/{path}` (a gate's rules, a segment's id list). */
+export interface ViewDef {
+  /** Path under the entity's item path. */
+  path: string;
+  summary: string;
+  message: string;
+  /** Schema of `data`; with `list`, of one item of the `data` array (paged like every list). */
+  schema: z.ZodType;
+  list?: boolean;
+  /** The data, from the entity's read response (computed fields and `activeReview` included). */
+  read(response: JsonObject): unknown;
 }
 
 /**
@@ -71,6 +102,8 @@ export interface KindDef {
    */
   decorateReadsClock?: boolean;
   actions?: Readonly<Record<string, ActionDef>>;
+  /** Reads of parts of an entity, by name. */
+  views?: Readonly<Record<string, ViewDef>>;
   /** List query filters: name → predicate on the stored entity. */
   filters?: Readonly<Record<string, (entity: JsonObject, value: string) => boolean>>;
   deletable: boolean;

@@ -78,15 +78,36 @@ export function registerEntityRoutes(app: FastifyInstance, catalog: RouteCatalog
   }
 
   for (const [action, spec] of Object.entries(def.actions ?? {})) {
+    const url = `${item}/${spec.path ?? action}`;
+    const paramNames = [...(spec.path ?? '').matchAll(/:(\w+)/g)].map((m) => m[1] ?? '');
+    const response = spec.respond === undefined ? def.schemas.response : spec.respond === null ? undefined : spec.respond.schema;
+    const summary = spec.summary ?? `${action.replace(/_/g, ' ')} a ${name}`;
     defineRoute(
       app,
       catalog,
-      { method: spec.method ?? 'PUT', url: `${item}/${action}`, summary: `${action.replace(/_/g, ' ')} a ${name}`, tag: def.tag, permission: 'write', body: spec.body, bodyOptional: spec.body === undefined || spec.bodyOptional === true, response: def.schemas.response, headers: IF_MATCH },
+      { method: spec.method ?? 'PUT', url, summary, tag: def.tag, permission: 'write', body: spec.body, bodyOptional: spec.body === undefined || spec.bodyOptional === true, response, headers: IF_MATCH },
       async (request, actor) => {
-        const result = await service.execute({ type: 'action', id: id(request), action, body: request.body }, actor, { expectedVersion: parseIfMatch(request.headers['if-match']) });
-        return { message: result.changed ? `${def.label} ${spec.done} successfully.` : `${def.label} was already ${spec.done}.`, data: result.entity };
+        const params = Object.fromEntries(paramNames.map((p) => [p, stringParam(request, p)]));
+        const result = await service.execute({ type: 'action', id: id(request), action, body: request.body, params }, actor, { expectedVersion: parseIfMatch(request.headers['if-match']) });
+        const message = spec.message ?? (result.changed ? `${def.label} ${spec.done} successfully.` : `${def.label} was already ${spec.done}.`);
+        if (spec.respond === null) return { message };
+        return { message, data: spec.respond === undefined || result.entity === undefined ? result.entity : spec.respond.view(result.entity) };
       },
     );
+  }
+
+  for (const view of Object.values(def.views ?? {})) {
+    const url = `${item}/${view.path}`;
+    defineRoute(app, catalog, { method: 'GET', url, summary: view.summary, tag: def.tag, permission: 'read', response: view.schema, list: view.list, query: view.list ? PAGING_QUERY : [] }, async (request) => {
+      const entityId = id(request);
+      const data = view.read(await service.get(entityId));
+      if (!view.list) return { message: view.message, data };
+      const query = queryOf(request);
+      const paging = parsePaging(query);
+      const items = Array.isArray(data) ? data : [];
+      const path = `/console/v1/${def.itemPath ?? def.path}/${encodeURIComponent(entityId)}/${view.path}`;
+      return { message: view.message, data: items.slice(paging.offset, paging.offset + paging.limit), pagination: pagination(path, query, paging, items.length) };
+    });
   }
 
   defineRoute(app, catalog, { method: 'GET', url: `${item}/versions`, summary: `List versions of a ${name}, newest first`, tag: def.tag, permission: 'read', list: true, response: def.schemas.response, query: PAGING_QUERY }, async (request) => {
