@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { ChangeMarks, Store, StoreEvent, StoreRepos } from '../ports.js';
 import { MarksRefresher } from './marks-refresher.js';
+import { PgPipelinedStatement } from './pg-pipelined-statement.js';
 import { PgAuditRepo } from './pg-audit-repo.js';
 import { PgAuthRepo } from './pg-auth-repo.js';
 import type { PgContext, Queryable } from './pg-context.js';
@@ -42,6 +43,12 @@ function numberTypes(): pg.CustomTypesConfig {
   types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
   return types;
 }
+
+/** How the marks connection shows in pg_stat_activity. */
+export const MARKS_APPLICATION_NAME = 'flagops-marks';
+
+/** Every column as the text the server sent. */
+const TEXT_TYPES: pg.CustomTypesConfig = { getTypeParser: () => (value: string) => value };
 
 const MARKS_QUERY = `SELECT pg_current_snapshot()::text AS data,
   (SELECT generation FROM store_marks WHERE name = 'settings') AS settings,
@@ -132,14 +139,25 @@ export function createPostgresStore(url: string, options: PostgresStoreOptions =
       return name === undefined ? pool.query(text, values) : pool.query({ name, text, values });
     },
   };
+  // The marks query runs on nearly every request: on a connection of its own, pipelined (see
+  // PgPipelinedStatement); when that connection is down, on the pool while it reconnects.
+  const marksConfig: pg.ClientConfig = { connectionString: url, connectionTimeoutMillis, application_name: MARKS_APPLICATION_NAME };
+  let marksStatement: Promise<PgPipelinedStatement> | undefined;
+  const marksRow = async (): Promise<(string | null)[] | undefined> => {
+    marksStatement ??= PgPipelinedStatement.open(marksConfig, 'flagops_marks', MARKS_QUERY);
+    const opening = marksStatement;
+    const statement = await opening.catch(() => undefined);
+    if (statement?.usable) return statement.query();
+    if (marksStatement === opening) marksStatement = undefined;
+    const { rows } = await pool.query<(string | null)[]>({ name: 'flagops_marks', text: MARKS_QUERY, rowMode: 'array', types: TEXT_TYPES });
+    return rows[0];
+  };
   const marks = new MarksRefresher(async () => {
     const error = unusable();
     if (error) throw error;
-    // Named: prepared once per connection, then only bound and run (it is the one query of nearly every
-    // request on a replica).
-    const { rows } = await pool.query<{ data: string; settings: number; auth: number }>({ name: 'flagops_marks', text: MARKS_QUERY });
-    const row = rows[0]!;
-    return { data: row.data, settings: String(row.settings), auth: String(row.auth) } satisfies ChangeMarks;
+    const row = await marksRow();
+    if (!row) throw new Error('The change marks query answered no row');
+    return { data: String(row[0]), settings: String(row[1]), auth: String(row[2]) } satisfies ChangeMarks;
   });
 
   return {
@@ -209,6 +227,7 @@ export function createPostgresStore(url: string, options: PostgresStoreOptions =
       closing ??= (async () => {
         await opening?.catch(() => undefined);
         await listener.close();
+        (await marksStatement?.catch(() => undefined))?.close();
         await pool.end();
       })();
       return closing;

@@ -17,10 +17,13 @@ function controlledRead() {
   return { read, marks, settle, pending, sent: () => sent };
 }
 
+/** Sent at once, one query at a time. */
+const ONE_AT_A_TIME = { maxInFlight: 1, schedule: (send: () => void) => send() };
+
 describe('MarksRefresher', () => {
   it('has no marks before the first answer', async () => {
     const c = controlledRead();
-    const refresher = new MarksRefresher(c.read);
+    const refresher = new MarksRefresher(c.read, ONE_AT_A_TIME);
     expect(refresher.marks()).toBeUndefined();
     const done = refresher.refresh();
     expect(refresher.marks()).toBeUndefined();
@@ -31,7 +34,7 @@ describe('MarksRefresher', () => {
 
   it('keeps one query in flight: callers arriving meanwhile share the next one, sent when it ends', async () => {
     const c = controlledRead();
-    const refresher = new MarksRefresher(c.read);
+    const refresher = new MarksRefresher(c.read, ONE_AT_A_TIME);
     const resolved: string[] = [];
     const first = refresher.refresh().then(() => resolved.push('first'));
     const second = refresher.refresh().then(() => resolved.push('second'));
@@ -60,7 +63,7 @@ describe('MarksRefresher', () => {
 
   it('a failed query rejects its callers, keeps the last marks, and the waiting callers still get their own query', async () => {
     const c = controlledRead();
-    const refresher = new MarksRefresher(c.read);
+    const refresher = new MarksRefresher(c.read, ONE_AT_A_TIME);
     const first = refresher.refresh();
     c.pending[0]!.resolve(c.marks(1));
     await first;
@@ -73,6 +76,48 @@ describe('MarksRefresher', () => {
     expect(c.sent()).toBe(3);
     c.pending[2]!.resolve(c.marks(3));
     await waiting;
+    expect(refresher.marks()).toEqual(c.marks(3));
+  });
+
+  it('sends a batch without waiting for the query in flight; callers before the send share it', async () => {
+    const c = controlledRead();
+    const sends: (() => void)[] = [];
+    const refresher = new MarksRefresher(c.read, { maxInFlight: 2, schedule: (send) => sends.push(send) });
+    const resolved: string[] = [];
+    const first = refresher.refresh().then(() => resolved.push('first'));
+    const alsoFirst = refresher.refresh().then(() => resolved.push('alsoFirst'));
+    expect(c.sent()).toBe(0);
+    sends.shift()!();
+    expect(c.sent()).toBe(1);
+    // Arrived after query 1 was sent: a query of its own, sent while query 1 is still in flight.
+    const second = refresher.refresh().then(() => resolved.push('second'));
+    sends.shift()!();
+    expect(c.sent()).toBe(2);
+    // Query 2 answers first; query 1's older answer must not replace its marks.
+    c.pending[1]!.resolve(c.marks(2));
+    await second;
+    expect(resolved).toEqual(['second']);
+    c.pending[0]!.resolve(c.marks(1));
+    await Promise.all([first, alsoFirst]);
+    expect(resolved).toEqual(['second', 'first', 'alsoFirst']);
+    expect(refresher.marks()).toEqual(c.marks(2));
+  });
+
+  it('holds a batch while every slot is taken and sends it as soon as one frees', async () => {
+    const c = controlledRead();
+    const refresher = new MarksRefresher(c.read, { maxInFlight: 2, schedule: (send) => send() });
+    const one = refresher.refresh();
+    const two = refresher.refresh();
+    expect(c.sent()).toBe(2);
+    const three = refresher.refresh();
+    const alsoThree = refresher.refresh();
+    expect(c.sent()).toBe(2);
+    c.pending[0]!.resolve(c.marks(1));
+    await one;
+    expect(c.sent()).toBe(3);
+    c.pending[1]!.resolve(c.marks(2));
+    c.pending[2]!.resolve(c.marks(3));
+    await Promise.all([two, three, alsoThree]);
     expect(refresher.marks()).toEqual(c.marks(3));
   });
 });

@@ -1,49 +1,102 @@
 import type { ChangeMarks } from '../ports.js';
 
+export interface MarksRefresherOptions {
+  /** Queries answering at once at most (each on a pooled connection). */
+  maxInFlight?: number;
+  /**
+   * When a new query is sent: callers that arrive before then share it. setImmediate by default, so
+   * every request read in one turn of the event loop shares one query.
+   */
+  schedule?: (send: () => void) => void;
+}
+
+interface Batch {
+  promise: Promise<void>;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+function batch(): Batch {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
 /**
  * Keeps the latest change marks read from a shared database, with round trips shared by concurrent
  * callers. A caller's refresh must reflect every write acknowledged before it began, so it is served
- * only by a query sent after it began: at most one query is in flight, and callers arriving while one
- * is all wait for the next, which is sent when the current one ends and serves all of them.
+ * only by a query sent after it began: callers join the batch that has not been sent yet, or open one.
+ * Batches go out without waiting for the queries in flight (up to `maxInFlight`): a request waits one
+ * round trip, not the rest of an earlier one as well — on a busy replica the wait, not the CPU, is
+ * what bounds the reads a few connections can make.
  */
 export class MarksRefresher {
   private current: ChangeMarks | undefined;
-  private inFlight: Promise<void> | undefined;
-  private next: Promise<void> | undefined;
+  /** The batch callers join: not sent yet. */
+  private open: Batch | undefined;
+  private scheduled = false;
+  private inFlight = 0;
   private sent = 0;
   private applied = 0;
+  private readonly maxInFlight: number;
+  private readonly schedule: (send: () => void) => void;
 
-  constructor(private readonly read: () => Promise<ChangeMarks>) {}
+  constructor(
+    private readonly read: () => Promise<ChangeMarks>,
+    options: MarksRefresherOptions = {},
+  ) {
+    this.maxInFlight = options.maxInFlight ?? 4;
+    this.schedule = options.schedule ?? ((send) => setImmediate(send));
+  }
 
-  /** The marks of the latest query that answered, or undefined before the first one did. */
+  /** The marks of the newest query that answered, or undefined before the first one did. */
   marks(): ChangeMarks | undefined {
     return this.current;
   }
 
   refresh(): Promise<void> {
-    if (this.next) return this.next;
-    if (!this.inFlight) return (this.inFlight = this.send());
-    const after = (): Promise<void> => {
-      this.next = undefined;
-      return (this.inFlight = this.send());
-    };
-    return (this.next = this.inFlight.then(after, after));
+    if (this.open) return this.open.promise;
+    const opened = batch();
+    this.open = opened;
+    if (this.inFlight < this.maxInFlight) {
+      this.scheduled = true;
+      this.schedule(() => {
+        this.scheduled = false;
+        this.send();
+      });
+    }
+    return opened.promise;
   }
 
-  private send(): Promise<void> {
+  private send(): void {
+    const waiting = this.open;
+    if (waiting === undefined || this.inFlight >= this.maxInFlight) return;
+    this.open = undefined;
+    this.inFlight++;
     const order = ++this.sent;
-    const query: Promise<void> = this.read()
-      .then((marks) => {
-        // Queries are sent one at a time, so answers arrive in order; the check keeps an older
-        // answer from ever replacing a newer one all the same.
+    const settled = (): void => {
+      this.inFlight--;
+      // A batch that found every slot taken goes out now.
+      if (this.open && !this.scheduled) this.send();
+    };
+    this.read().then(
+      (marks) => {
+        // Answers may come back out of order (several connections): an older one never replaces a newer.
         if (order > this.applied) {
           this.applied = order;
           this.current = marks;
         }
-      })
-      .finally(() => {
-        if (this.inFlight === query) this.inFlight = undefined;
-      });
-    return query;
+        settled();
+        waiting.resolve();
+      },
+      (error: unknown) => {
+        settled();
+        waiting.reject(error);
+      },
+    );
   }
 }

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../test-support/postgres-db.js';
 import type { Store, StoreEvent, StoreRepos } from '../ports.js';
 import { currentMarks, delay, describeStoreContract, gate, keyRecord, reviewRecord } from '../store-contract.js';
-import { createPostgresStore, type PostgresStoreOptions } from './create-postgres-store.js';
+import { createPostgresStore, MARKS_APPLICATION_NAME, type PostgresStoreOptions } from './create-postgres-store.js';
 import { LISTENER_APPLICATION_NAME } from './pg-listener.js';
 import { PG_MIGRATIONS } from './pg-migrations.js';
 
@@ -228,6 +228,25 @@ describe('PostgreSQL store', () => {
       const later = [store.refreshMarks!(), store.refreshMarks!(), store.refreshMarks!()];
       await Promise.all([first, ...later]);
       expect(store.marks!()?.settings).not.toBe(before?.settings);
+    });
+
+    it('runs on a connection of its own; when that drops, a refresh still answers (on the pool) and the connection comes back', async () => {
+      const store = await opened();
+      await store.refreshMarks!();
+      const marksConnections = (): Promise<unknown[]> => sql(database.url, 'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1', [MARKS_APPLICATION_NAME]);
+      expect(await marksConnections()).toHaveLength(1);
+      await sql(database.url, 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1', [MARKS_APPLICATION_NAME]);
+      await eventually(() => expect(marksConnections()).resolves.toHaveLength(0));
+      await store.settings.set('reviews', { is_config_review_required: true });
+      const settingsBefore = store.marks!()?.settings;
+      await eventually(async () => {
+        await store.refreshMarks!();
+        expect(store.marks!()?.settings).not.toBe(settingsBefore);
+      });
+      await eventually(async () => {
+        await store.refreshMarks!();
+        expect(await marksConnections()).toHaveLength(1);
+      });
     });
   });
 
