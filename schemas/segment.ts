@@ -60,6 +60,27 @@ export const SegmentIdsSchema = z
   .strictObject({ ids: z.array(z.string().min(1, 'must not be empty')).min(1, 'must name at least one id') })
   .meta({ id: 'SegmentIDList', description: 'Body of PATCH /segments/{id}/add_ids and /remove_ids.' });
 
+/** Most ids one id_list write takes (the reference's limit). */
+export const MAX_ID_LIST_WRITE = 100_000;
+
+const idListIds = z.array(z.string().min(1, 'must not be empty')).max(MAX_ID_LIST_WRITE, `must name at most ${MAX_ID_LIST_WRITE} ids`);
+
+export const SegmentIdListChangeSchema = z
+  .strictObject({ ids: idListIds.min(1, 'must name at least one id').describe('Unit ids to add or remove.') })
+  .meta({ id: 'SegmentIDListChange', description: 'Body of PATCH /segments/{id}/id_list (add) and DELETE /segments/{id}/id_list (remove).' });
+
+export const SegmentIdListResetSchema = z
+  .strictObject({ ids: idListIds.describe('The whole new list of unit ids; empty clears it.') })
+  .meta({ id: 'SegmentIDListReset', description: 'Body of POST /segments/{id}/id_list/reset: the ids replace the list.' });
+
+export const SegmentIdListReadSchema = z
+  .strictObject({
+    name: z.string().describe("The segment's name."),
+    count: z.number().int().describe('Number of ids in the list.'),
+    ids: z.array(z.string()).describe('The unit ids.'),
+  })
+  .meta({ id: 'SegmentIDListRead', description: 'Data of GET /segments/{id}/id_list.' });
+
 export const SegmentSchema = z
   .strictObject({
     id: EntityIdSchema,

@@ -5,13 +5,17 @@ import {
   DynamicConfigSchema,
   DynamicConfigUpdateSchema,
 } from '../../../schemas/dynamic-config.js';
+import { DynamicConfigRuleRequests } from '../../../schemas/rule-requests.js';
 import { dynamicConfigRuleErrors, withDerivedJson, withSuppliedTwins } from '../../core/dynamic-config-rules.js';
 import type { JsonObject } from '../../store/ports.js';
 import { ARCHIVE_ACTIONS, ARCHIVED, assertNotArchived, isArchived } from './archive-actions.js';
 import { holdoutIDsFor } from './holdout-ids.js';
 import type { KindDef } from './kind-def.js';
 import { hasTag } from './list-filters.js';
+import { ruleSubresource } from './rule-actions.js';
 import { withRuleIds } from './rule-ids.js';
+
+const rules = ruleSubresource({ label: 'Dynamic config', schemas: DynamicConfigRuleRequests, validate: dynamicConfigRuleErrors });
 
 export const dynamicConfigKind: KindDef = {
   kind: 'dynamic_config',
@@ -34,7 +38,9 @@ export const dynamicConfigKind: KindDef = {
     enable: { done: 'enabled', apply: (c: JsonObject) => (assertNotArchived(c, 'Dynamic config'), { ...c, isEnabled: true }) },
     disable: { done: 'disabled', apply: (c: JsonObject) => (assertNotArchived(c, 'Dynamic config'), { ...c, isEnabled: false }) },
     ...ARCHIVE_ACTIONS,
+    ...rules.actions,
   },
+  views: rules.views,
   filters: {
     idType: (c, v) => c['idType'] === v,
     tags: hasTag,

@@ -1,4 +1,5 @@
 import { GATE_DEFAULTS, GateCreateSchema, GatePatchSchema, GateSchema, GateUpdateSchema } from '../../../schemas/gate.js';
+import { GateRuleRequests } from '../../../schemas/rule-requests.js';
 import { gateRuleErrors } from '../../core/gate-rules.js';
 import type { JsonObject } from '../../store/ports.js';
 import { ARCHIVED, assertNotArchived as refuseWhenArchived } from './archive-actions.js';
@@ -7,8 +8,11 @@ import { holdoutIDsFor } from './holdout-ids.js';
 import type { KindDef } from './kind-def.js';
 import { withRuleIds } from './rule-ids.js';
 import { hasTag } from './list-filters.js';
+import { ruleSubresource } from './rule-actions.js';
 
 const assertNotArchived = (gate: JsonObject): void => refuseWhenArchived(gate, 'Gate');
+
+const rules = ruleSubresource({ label: 'Gate', schemas: GateRuleRequests, validate: gateRuleErrors });
 
 export const gateKind: KindDef = {
   kind: 'gate',
@@ -46,7 +50,9 @@ export const gateKind: KindDef = {
         return { ...rest, status: statusBeforeArchive === 'Launched' ? 'Launched' : 'In Progress' };
       },
     },
+    ...rules.actions,
   },
+  views: rules.views,
   filters: {
     type: (g, v) => g['type'] === v,
     idType: (g, v) => g['idType'] === v,
