@@ -301,14 +301,16 @@ export class EntityService {
   /** Validates and applies a change in one transaction (or only validates, for a dry run). */
   async execute(op: EntityOp, actor: Actor, options: WriteOptions = {}): Promise<WriteResult> {
     if (!options.dryRun) await this.deps.beforeDirectWrite?.(this.def.kind, actor);
+    // On a shared database the response is built after the commit: the entity's row stays locked until
+    // then, and other writers of it wait for the lock. On SQLite, inside the transaction: the reads it
+    // needs (the holdouts, for holdoutIDs) then share the transaction's snapshot instead of opening one.
+    const respondInside = this.deps.store.dialect !== 'postgres';
     const written = await this.deps.store.transaction(async (tx) => {
       const prepared = await this.prepare(op, actor, tx);
       if (!options.dryRun) this.assertEntityAllowsDirectWrite(prepared, actor);
-      return this.write(prepared, actor, tx, options, false);
+      return this.write(prepared, actor, tx, options, respondInside);
     });
-    // The response is built after the commit: on a shared database the entity's row stays locked until
-    // then, and other writers of it wait for the lock.
-    return written.stored === undefined ? written : { ...written, entity: await this.respond(written.stored) };
+    return written.stored === undefined || written.entity !== undefined ? written : { ...written, entity: await this.respond(written.stored) };
   }
 
   /** An entity whose own reviewSettings require reviews changes only through a review, unless bypassed. */
