@@ -60,7 +60,7 @@ export function registerEntityRoutes(app: FastifyInstance, catalog: RouteCatalog
     return { body: fromBody.body, dryRun, expectedVersion: parseIfMatch(request.headers['if-match']) };
   };
   const id = (request: Parameters<typeof stringParam>[0]) => stringParam(request, def.idField);
-  // Only kinds the routing serves document the header and the review answer.
+  // Every write takes the header; only kinds with reviews ever answer with one (202).
   const routed = routing !== undefined && (REVIEWABLE as readonly string[]).includes(def.kind);
   const writeHeaders = [...IF_MATCH, RESPECT_HEADER];
   const reviewSuccess = routed ? [REVIEW_SUBMITTED] : [];
