@@ -117,6 +117,7 @@ export function createConsole(options: ConsoleOptions): ConsoleInstance {
     store,
     auth,
     entities: [...services.values()],
+    reviewRouting: reviews,
     publicUrl: () => publicUrl,
     logger: options.logger,
     metrics,

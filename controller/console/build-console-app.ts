@@ -12,7 +12,7 @@ import { buildOpenApiDocument } from './http/openapi-document.js';
 import { RouteCatalog } from './http/route-catalog.js';
 import type { Actor } from './permissions.js';
 import { registerAuditRoutes } from './routes/audit-routes.js';
-import { registerEntityRoutes } from './routes/entity-routes.js';
+import { registerEntityRoutes, type WriteReviewRouting } from './routes/entity-routes.js';
 import { registerHealthRoutes } from './routes/health-routes.js';
 import { registerKeyRoutes } from './routes/key-routes.js';
 import { registerWebRoutes } from './routes/web-routes.js';
@@ -21,6 +21,8 @@ export interface ConsoleAppDeps {
   store: Store;
   auth: AuthService;
   entities: readonly EntityService[];
+  /** Submits writes sent with x-respect-review-settings as reviews (the review service). */
+  reviewRouting?: WriteReviewRouting;
   publicUrl: () => string;
   /** Extra route groups (reviews, settings, change validation) registered inside the authenticated scope. */
   extraRoutes?: ReadonlyArray<(app: FastifyInstance, catalog: RouteCatalog) => void>;
@@ -155,7 +157,7 @@ export function buildConsoleApp(deps: ConsoleAppDeps): FastifyInstance {
     done();
   });
 
-  for (const service of deps.entities) registerEntityRoutes(app, catalog, service);
+  for (const service of deps.entities) registerEntityRoutes(app, catalog, service, deps.reviewRouting);
   registerKeyRoutes(app, catalog, deps.auth, deps.store);
   registerAuditRoutes(app, catalog, deps.store);
   for (const register of deps.extraRoutes ?? []) register(app, catalog);

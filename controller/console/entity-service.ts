@@ -58,7 +58,7 @@ export interface EntityServiceDeps {
 }
 
 /** Server-managed fields that don't count as a change when comparing before and after. */
-const STAMP_FIELDS = ['version', 'createdTime', 'creatorName', 'lastModifiedTime', 'lastModifierID', 'lastModifierName', 'lastModifierEmail'];
+export const STAMP_FIELDS: readonly string[] = ['version', 'createdTime', 'creatorName', 'lastModifiedTime', 'lastModifierID', 'lastModifierName', 'lastModifierEmail'];
 
 const STAMPS = new Set(STAMP_FIELDS);
 

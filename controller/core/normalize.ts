@@ -3,7 +3,7 @@
  * that an entity nobody changed compares equal: defaults filled, server fields dropped, values their
  * JSON5 twins carry left to the twin, rule ids the file doesn't set ignored, keys in schema order.
  */
-import { entityFileKeys, entityFileSchema } from '../../schemas/entity-file.js';
+import { ARCHIVED_FIELD, entityFileKeys, entityFileSchema, isArchivedLive } from '../../schemas/entity-file.js';
 import type { EntitySchemaEntry } from '../../schemas/index.js';
 import { jsonEqual } from './json-equal.js';
 import type { JsonObject } from './repo-entity.js';
@@ -143,6 +143,8 @@ function alignList(live: unknown[], desired: unknown): unknown[] {
  */
 export function normalizeLive(entry: EntitySchemaEntry, live: JsonObject, desired?: JsonObject): JsonObject {
   const out = normalizeEntity(entry, live);
+  // A read shows the archived state as its status; a file says `archived: true`.
+  if (isArchivedLive(entry, live)) out[ARCHIVED_FIELD] = true;
   for (const key of STAMPED_WHEN_UNSET) if (desired?.[key] === undefined) delete out[key];
   return alignItems(out, desired);
 }

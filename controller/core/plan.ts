@@ -2,6 +2,7 @@
  * The plan: what applying the repository would change in the console (or what a pull request
  * changes between two refs). Pure: built from canonical entities, rendered by render-plan-*.ts.
  */
+import { ARCHIVED_FIELD } from '../../schemas/entity-file.js';
 import { ENTITY_SCHEMAS, type EntitySchemaEntry } from '../../schemas/index.js';
 import { diffEntities, type FieldChange } from './diff.js';
 import { jsonEqual } from './json-equal.js';
@@ -20,6 +21,15 @@ export interface PlanChange {
   fields: FieldChange[];
   /** For a drift: what the entity's drift policy says to do about it. */
   drift?: { policy: DriftPolicy; lastModifier: string | null };
+  /** Set when the change archives or unarchives the entity (its `archived` field changes). */
+  lifecycle?: 'archive' | 'unarchive';
+}
+
+/** Archive or unarchive, when the entity's `archived` state differs between old and new. */
+function lifecycleOf(fields: readonly FieldChange[]): Pick<PlanChange, 'lifecycle'> {
+  const archived = fields.find((f) => f.path === ARCHIVED_FIELD);
+  if (archived === undefined) return {};
+  return { lifecycle: archived.new === true ? 'archive' : 'unarchive' };
 }
 
 export type DriftPolicy = 'detect' | 'heal' | 'adopt';
@@ -124,7 +134,8 @@ export function buildPlan(desiredLabel: string, desired: readonly RepoEntity[], 
       const current = liveById.get(entity.id);
       if (!current) {
         summary.create++;
-        changes.push({ kind: entry.folder, id: entity.id, action: 'create', file: entity.file, fields: wholeEntityFields(entry, want, 'new') });
+        const fields = wholeEntityFields(entry, want, 'new');
+        changes.push({ kind: entry.folder, id: entity.id, action: 'create', file: entity.file, fields, ...lifecycleOf(fields) });
         continue;
       }
       const fields = diffEntities(liveCanonical(entry, current.data, want, live.source, options.prune.managedTag), want);
@@ -132,10 +143,10 @@ export function buildPlan(desiredLabel: string, desired: readonly RepoEntity[], 
       if (fields.length === 0) summary.unchanged++;
       else if (live.source === 'console' && options.drift && isManaged(current.data, options.prune.managedTag) && modifier !== options.drift.identity) {
         summary.drift++;
-        changes.push({ kind: entry.folder, id: entity.id, action: 'drift', file: entity.file, fields, drift: { policy: options.drift.policyOf(entry.folder, entity.id), lastModifier: modifier } });
+        changes.push({ kind: entry.folder, id: entity.id, action: 'drift', file: entity.file, fields, drift: { policy: options.drift.policyOf(entry.folder, entity.id), lastModifier: modifier }, ...lifecycleOf(fields) });
       } else {
         summary.update++;
-        changes.push({ kind: entry.folder, id: entity.id, action: 'update', file: entity.file, fields });
+        changes.push({ kind: entry.folder, id: entity.id, action: 'update', file: entity.file, fields, ...lifecycleOf(fields) });
       }
     }
     for (const [id, current] of liveById) {

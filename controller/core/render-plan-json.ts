@@ -27,6 +27,7 @@ export function planToJson(plan: Plan): Record<string, unknown> {
       file: c.file,
       fields: c.fields.map((f) => ({ path: f.path, old: f.old ?? null, new: f.new ?? null })),
       ...(c.drift ? { drift: { policy: c.drift.policy, lastModifier: c.drift.lastModifier } } : {}),
+      ...(c.lifecycle ? { lifecycle: c.lifecycle } : {}),
     })),
     warnings: [...plan.warnings],
   };

@@ -39,15 +39,20 @@ function diffBody(change: PlanChange): string {
   return lines.join('\n');
 }
 
+/** The action's label, with an archive or unarchive it includes: `update, archive`. */
+function label(change: PlanChange): string {
+  return change.lifecycle === undefined ? ACTION_LABEL[change.action] : `${ACTION_LABEL[change.action]}, ${change.lifecycle}`;
+}
+
 function details(change: PlanChange): string {
   const count = `${change.fields.length} field${change.fields.length === 1 ? '' : 's'}`;
   const who = change.drift ? ` (changed in the console${change.drift.lastModifier ? ` by ${change.drift.lastModifier}` : ''}; policy ${change.drift.policy})` : '';
-  const summary = `<code>${ACTION_MARK[change.action]} ${change.kind}/${change.id}</code> ${ACTION_LABEL[change.action]}${who}, ${count}`;
+  const summary = `<code>${ACTION_MARK[change.action]} ${change.kind}/${change.id}</code> ${label(change)}${who}, ${count}`;
   return `<details><summary>${summary}</summary>\n\n${fence(diffBody(change))}\n\n</details>\n`;
 }
 
 function tableRow(change: PlanChange): string {
-  return `| ${ACTION_MARK[change.action]} ${ACTION_LABEL[change.action]} | ${code(`${change.kind}/${change.id}`)} | ${change.file === null ? '' : code(escapeCell(change.file))} | ${change.fields.length} |\n`;
+  return `| ${ACTION_MARK[change.action]} ${label(change)} | ${code(`${change.kind}/${change.id}`)} | ${change.file === null ? '' : code(escapeCell(change.file))} | ${change.fields.length} |\n`;
 }
 
 /**

@@ -26,7 +26,8 @@ function changeHeader(change: PlanChange, paint: Paint): string {
         ? ` changed in the console${change.drift?.lastModifier ? ` by ${change.drift.lastModifier}` : ''}, not through git${change.drift ? ` (drift policy: ${change.drift.policy})` : ''}`
         : '';
   const mark = ACTION_MARK[change.action];
-  return `${paint(mark, mark)} ${paint('bold', `${change.kind}/${change.id}`)}${where}${note}`;
+  const lifecycle = change.lifecycle === undefined ? '' : ` ${paint('bold', `(${change.lifecycle})`)}`;
+  return `${paint(mark, mark)} ${paint('bold', `${change.kind}/${change.id}`)}${lifecycle}${where}${note}`;
 }
 
 /** The terminal plan: terraform-like `+ create / ~ update / - delete / ! drift`, field by field as YAML, and a summary line. */

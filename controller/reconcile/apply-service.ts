@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { ARCHIVED_FIELD } from '../../schemas/entity-file.js';
 import { ENTITY_SCHEMAS, type EntitySchemaEntry } from '../../schemas/index.js';
 import { REVIEW_MAX_WAIT_MS } from '../../schemas/review.js';
 import { referencesOf } from '../core/cross-references.js';
@@ -143,8 +144,8 @@ export async function applyRepo(input: ApplyInput): Promise<ApplyReport> {
   });
   const managedTag = repo.config.prune.managedTag;
   const files = new Map(repo.entities.map((e) => [`${e.folder}/${e.id}`, e]));
-  const description = (change: PlanChange): string =>
-    `flagops apply: ${change.action} ${change.kind}/${change.id} (plan ${hash}, change ${changeHash(change)}${input.commit ? `, commit ${input.commit}` : ''})`;
+  const description = (change: PlanChange, step: string = change.action): string =>
+    `flagops apply: ${step} ${change.kind}/${change.id} (plan ${hash}, change ${changeHash(change)}${input.commit ? `, commit ${input.commit}` : ''})`;
 
   const outcomes = new Map<string, EntityOutcome>();
   const failed = new Set<string>();
@@ -157,7 +158,8 @@ export async function applyRepo(input: ApplyInput): Promise<ApplyReport> {
 
   const bodyFor = (entry: EntitySchemaEntry, entity: RepoEntity, keys: string[] | 'all'): JsonObject => {
     const body: JsonObject = {};
-    const wanted = keys === 'all' ? Object.keys(entity.data) : keys;
+    // `archived` is no request field: archive and unarchive reviews carry it.
+    const wanted = (keys === 'all' ? Object.keys(entity.data) : keys).filter((key) => key !== ARCHIVED_FIELD);
     for (const key of wanted) {
       if (key in entity.data) body[key] = entity.data[key];
       else if (`${key}Json5` in entity.data) body[`${key}Json5`] = entity.data[`${key}Json5`];
@@ -188,19 +190,47 @@ export async function applyRepo(input: ApplyInput): Promise<ApplyReport> {
     }
   };
 
+  /**
+   * The reviews one change takes, in order: the change itself (its fields but `archived`), preceded
+   * by an unarchive (an archived entity refuses some writes) or followed by an archive.
+   */
+  const stepsOf = (entry: EntitySchemaEntry, change: PlanChange, entity: RepoEntity | undefined): ReviewStep[] => {
+    const steps: ReviewStep[] = [];
+    const keys = [...new Set(change.fields.map((f) => topLevelKey(f.path)))].filter((key) => key !== ARCHIVED_FIELD);
+    if (change.lifecycle === 'unarchive') steps.push({ word: 'unarchive', submit: { action: 'unarchive' } });
+    if (change.action === 'create') steps.push({ word: 'create', submit: { action: 'create', change: bodyFor(entry, entity!, 'all') } });
+    else if (change.action === 'delete') steps.push({ word: 'delete', submit: { action: 'delete' } });
+    else if (keys.length > 0 || change.lifecycle === undefined) steps.push({ word: change.action, submit: { change: bodyFor(entry, entity!, keys) } });
+    if (change.lifecycle === 'archive') steps.push({ word: 'archive', submit: { action: 'archive' } });
+    return steps;
+  };
+
   const viaReview = async (entry: EntitySchemaEntry, change: PlanChange, entity: RepoEntity | undefined): Promise<EntityOutcome> => {
     const path = `/console/v1/${entry.folder}/${encodeURIComponent(change.id)}`;
-    // An earlier run's review of this very change is resumed; one of another change is canceled, so
-    // the entity never has two of apply's reviews open.
+    const steps = stepsOf(entry, change, entity);
+    // An earlier run's review of this very change (and step) is resumed; one of another change is
+    // canceled, so the entity never has two of apply's reviews open.
     const earlier = leftovers.get(`${change.kind}/${change.id}`) ?? [];
-    let review: JsonObject | undefined = earlier.find((r) => r.changeHash === changeHash(change))?.review;
-    for (const old of earlier) if (old.review !== review) await cancelReview(input.canceler ?? input.client, path, String(old.review['reviewID']));
+    const resumable = (step: ReviewStep): OwnReview | undefined => earlier.find((r) => r.changeHash === changeHash(change) && r.step === step.word);
+    const kept = new Set(steps.map(resumable).filter((r): r is OwnReview => r !== undefined));
+    for (const old of earlier) if (!kept.has(old)) await cancelReview(input.canceler ?? input.client, path, String(old.review['reviewID']));
+    const committed: string[] = [];
+    let outcome: EntityOutcome | undefined;
+    for (const step of steps) {
+      outcome = await reviewStep(entry, change, entity, step, resumable(step)?.review);
+      if (outcome.status !== 'committed') return outcome;
+      committed.push(outcome.reviewID ?? '');
+    }
+    if (outcome === undefined) throw new InputError(`Nothing to apply for ${change.kind}/${change.id}.`);
+    return steps.length === 1 ? outcome : { ...outcome, message: `committed through reviews ${committed.join(', ')}` };
+  };
+
+  const reviewStep = async (entry: EntitySchemaEntry, change: PlanChange, entity: RepoEntity | undefined, step: ReviewStep, earlier: JsonObject | undefined): Promise<EntityOutcome> => {
+    const path = `/console/v1/${entry.folder}/${encodeURIComponent(change.id)}`;
+    let review: JsonObject | undefined = earlier;
     const resumed = review !== undefined;
     if (!review) {
-      const submit: JsonObject = { description: description(change) };
-      if (change.action === 'create') Object.assign(submit, { action: 'create', change: bodyFor(entry, entity!, 'all') });
-      else if (change.action === 'delete') submit['action'] = 'delete';
-      else submit['change'] = bodyFor(entry, entity!, [...new Set(change.fields.map((f) => topLevelKey(f.path)))]);
+      const submit: JsonObject = { description: description(change, step.word), ...step.submit };
       review = (await (input.canceler ?? input.client).request('POST', `${path}/reviews`, submit)).data ?? {};
     }
     const reviewID = String(review['reviewID']);
@@ -302,7 +332,15 @@ export async function applyRepo(input: ApplyInput): Promise<ApplyReport> {
 
 interface OwnReview {
   changeHash: string;
+  /** What the review does for the change: its action (create, update, ...), or archive / unarchive. */
+  step: string;
   review: JsonObject;
+}
+
+/** One review a change takes: what its description names, and the submission body. */
+interface ReviewStep {
+  word: string;
+  submit: JsonObject;
 }
 
 /**
@@ -319,7 +357,7 @@ async function ownOpenReviews(client: ConsoleClient, plan: Plan, identity: strin
     if (!match || (identity !== undefined && String(review['submitter'] ?? '').toLowerCase() !== identity.toLowerCase())) continue;
     const key = `${match[2]}/${match[3]}`;
     if (!inPlan.has(key)) continue;
-    found.set(key, [...(found.get(key) ?? []), { changeHash: match[4]!, review }]);
+    found.set(key, [...(found.get(key) ?? []), { changeHash: match[4]!, step: match[1]!, review }]);
   }
   return found;
 }

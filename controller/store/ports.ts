@@ -196,6 +196,20 @@ export interface ReviewRecord {
   committedVersion: number | null;
   bypassedValidation: boolean;
   validation: ReviewValidationRecord | null;
+  /**
+   * The entity write a review submitted through `x-respect-review-settings` stands for, when no review
+   * action expresses it (a full update, a sub-resource write): `action` is then `update`, `change` the
+   * patch from before to after, and commit re-checks this write. Absent otherwise.
+   */
+  write?: ReviewedWrite;
+}
+
+/** An entity write held by a review: a full update, or a kind action with its body and path parameters. */
+export interface ReviewedWrite {
+  type: 'update' | 'action';
+  action?: string;
+  params?: Readonly<Record<string, string>>;
+  body: JsonObject | null;
 }
 
 /** What a review records as it is decided, committed or validated: nothing yet when submitted. */

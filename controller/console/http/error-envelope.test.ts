@@ -95,8 +95,9 @@ describe('/openapi.json documents the error responses', () => {
     };
     const codes = (path: string, method: string) => Object.keys(doc.paths[path]?.[method]?.responses ?? {}).sort();
     expect(codes('/console/v1/gates', 'get')).toEqual(['200', '400', '401', '403', '404', '429', '431', '500', '503']);
-    expect(codes('/console/v1/gates', 'post')).toEqual(['201', '400', '401', '403', '404', '409', '413', '415', '429', '431', '500', '503']);
-    expect(codes('/console/v1/gates/{id}/enable', 'put')).toEqual(['200', '400', '401', '403', '404', '409', '413', '414', '415', '429', '431', '500', '503']);
+    // 202: a write submitted as a review (x-respect-review-settings).
+    expect(codes('/console/v1/gates', 'post')).toEqual(['201', '202', '400', '401', '403', '404', '409', '413', '415', '429', '431', '500', '503']);
+    expect(codes('/console/v1/gates/{id}/enable', 'put')).toEqual(['200', '202', '400', '401', '403', '404', '409', '413', '414', '415', '429', '431', '500', '503']);
     for (const [path, methods] of Object.entries(doc.paths)) {
       for (const [method, operation] of Object.entries(methods)) {
         for (const [status, response] of Object.entries(operation.responses)) {

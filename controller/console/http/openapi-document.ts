@@ -42,7 +42,12 @@ export function buildOpenApiDocument(catalog: RouteCatalog, serverUrl: string): 
       ],
       responses: {
         [String(route.successStatus ?? 200)]: { description: 'Success', content: { 'application/json': { schema: envelope(route, toSchema) } } },
-        ...Object.fromEntries((route.otherSuccess ?? []).map((other) => [String(other.status), { description: other.description, content: { 'application/json': { schema: envelope(route, toSchema) } } }])),
+        ...Object.fromEntries(
+          (route.otherSuccess ?? []).map((other) => [
+            String(other.status),
+            { description: other.description, content: { 'application/json': { schema: envelope(other.response ? { response: other.response } : route, toSchema) } } },
+          ]),
+        ),
         ...errorResponses(route),
       },
     };
@@ -106,7 +111,7 @@ function errorStatuses(route: RouteDoc): number[] {
   ];
 }
 
-function envelope(route: RouteDoc, toSchema: (s: z.ZodType, io: 'input' | 'output') => unknown): Json {
+function envelope(route: Pick<RouteDoc, 'response' | 'list'>, toSchema: (s: z.ZodType, io: 'input' | 'output') => unknown): Json {
   const properties: Json = { message: { type: 'string' } };
   const required = ['message'];
   if (route.response) {

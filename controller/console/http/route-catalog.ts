@@ -22,8 +22,11 @@ export interface RouteDoc {
   response?: z.ZodType;
   list?: boolean;
   successStatus?: number;
-  /** Other success statuses the route answers with the same envelope (a create's dry run: 200). */
-  otherSuccess?: { status: number; description: string }[];
+  /**
+   * Other success statuses the route answers with: the same envelope (a create's dry run: 200), or
+   * with `response`, one whose `data` has that schema (a write submitted as a review: 202).
+   */
+  otherSuccess?: { status: number; description: string; response?: z.ZodType }[];
   headers?: { name: string; description: string }[];
 }
 

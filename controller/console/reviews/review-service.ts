@@ -4,12 +4,13 @@ import { changeTypesOf, type ChangeAction } from '../../core/change-type.js';
 import { parseWith } from '../../core/zod-errors.js';
 import { ConflictError, InputError, NotAllowedError, NotFoundError } from '../../errors.js';
 import { UNDECIDED_REVIEW, type JsonObject, type Page, type ReviewRecord, type Store, type StoreRepos } from '../../store/ports.js';
-import type { EntityService, PreparedChange } from '../entity-service.js';
+import type { EntityOp, EntityService, PreparedChange } from '../entity-service.js';
 import type { Actor } from '../permissions.js';
 import { randomHex } from '../random-token.js';
 import type { ReviewChanges } from './review-changes.js';
 import { asSubmissionError, reviewOp } from './review-op.js';
 import { reviewView } from './review-view.js';
+import { routedSubmission, writeOpOf, type RoutedSubmission } from './routed-write.js';
 import type { SettingsService } from './settings-service.js';
 
 export type ValidationOutcome = Pick<Review, 'reviewID' | 'status' | 'type' | 'configType' | 'configName' | 'validation'>;
@@ -135,7 +136,6 @@ export class ReviewService {
     const service = this.service(kind);
     const parsed = parseWith(ReviewSubmitSchema, body ?? {});
     if (!parsed.ok) throw new InputError('Invalid review.', parsed.errors);
-    const { clock } = this.deps;
     const record = await this.inTransaction(async (tx) => {
       const action: ChangeAction = parsed.value.action ?? 'update';
       const op = await reviewOp(service, tx.entities, entityId, action, parsed.value);
@@ -146,31 +146,72 @@ export class ReviewService {
         throw op.type === 'delete' ? error : asSubmissionError(error, parsed.value.group === undefined ? 'change' : 'group');
       }
       if (!prepared.changed) throw new InputError('The change changes nothing.', [{ property: 'change', errorMessage: 'leaves the entity as it is' }]);
-      const preview = (await service.write(prepared, actor, tx, { dryRun: true })).entity;
-      const now = clock();
-      const review: ReviewRecord = {
-        id: newReviewId(),
-        kind,
-        entityId: prepared.id,
-        status: 'pending',
-        action,
-        description: parsed.value.description ?? '',
-        change: op.type === 'delete' ? null : ((op.body as JsonObject | undefined) ?? null),
-        submitter: actor.userEmail,
-        createdTime: now,
-        lastModifiedTime: now,
-        baseVersion: prepared.before?.version ?? null,
-        after: prepared.after ?? null,
-        oldConfig: prepared.before ? await service.respond(prepared.before.data, tx) : null,
-        newConfig: preview ?? null,
-        changeTypes: changeTypesOf({ configType: kind, action, before: prepared.before?.data, after: prepared.after }),
-        ...UNDECIDED_REVIEW,
-      };
+      const change = op.type === 'delete' ? null : ((op.body as JsonObject | undefined) ?? null);
+      const review = await this.newRecord(tx, service, prepared, actor, { action, change, description: parsed.value.description ?? '' });
       await tx.reviews.insert(review);
       tx.written.add(review.id);
       return review;
     });
     return this.view(record);
+  }
+
+  /** A new pending review of a prepared change, its configs and change types as a commit would write them. */
+  private async newRecord(tx: ReviewTx, service: EntityService, prepared: PreparedChange, actor: Actor, submission: RoutedSubmission & { description: string }): Promise<ReviewRecord> {
+    const { kind } = service.def;
+    const { action } = submission;
+    const preview = (await service.write(prepared, actor, tx, { dryRun: true })).entity;
+    const now = this.deps.clock();
+    return {
+      id: newReviewId(),
+      kind,
+      entityId: prepared.id,
+      status: 'pending',
+      action,
+      description: submission.description,
+      change: submission.change,
+      submitter: actor.userEmail,
+      createdTime: now,
+      lastModifiedTime: now,
+      baseVersion: prepared.before?.version ?? null,
+      after: prepared.after ?? null,
+      oldConfig: prepared.before ? await service.respond(prepared.before.data, tx) : null,
+      newConfig: preview ?? null,
+      changeTypes: changeTypesOf({ configType: kind, action, before: prepared.before?.data, after: prepared.after }),
+      ...UNDECIDED_REVIEW,
+      ...(submission.write === undefined ? {} : { write: submission.write }),
+    };
+  }
+
+  /**
+   * An entity write sent with `x-respect-review-settings: true`: where reviews are required (the
+   * project's is_config_review_required, or the entity's reviewSettings.requiredReview), it is
+   * validated as the direct write would be and submitted as a review, whatever bypass_reviews the
+   * key holds. Undefined where reviews are not required (the caller writes directly); `unchanged`
+   * (the entity as it is) for a write that would change nothing, which needs no review.
+   */
+  async submitWrite(service: EntityService, op: EntityOp, actor: Actor, options: { expectedVersion?: number; description: string }): Promise<{ review: Review } | { unchanged: JsonObject } | undefined> {
+    const { kind, label } = service.def;
+    if (!(REVIEWABLE_KINDS as readonly string[]).includes(kind) || this.deps.entities.get(kind) !== service) return undefined;
+    const outcome = await this.inTransaction(async (tx): Promise<ReviewRecord | { unchanged: JsonObject } | undefined> => {
+      const current = op.type === 'create' ? undefined : await tx.entities.get(kind, op.id);
+      const own = (current?.data['reviewSettings'] as { requiredReview?: unknown } | undefined)?.requiredReview === true;
+      if (!own && !(await this.deps.settings.reviews(tx)).is_config_review_required) return undefined;
+      if (!actor.permissions.has('submit_reviews')) {
+        throw new NotAllowedError(`Reviews are required for this ${label.toLowerCase()}: submitting the change as a review needs the submit_reviews permission.`);
+      }
+      const prepared = await service.prepare(op, actor, tx);
+      const before = prepared.before;
+      if (options.expectedVersion !== undefined && before !== undefined && before.version !== options.expectedVersion) {
+        throw new ConflictError(`Version mismatch: ${label} ${prepared.id} is at version ${before.version}, not ${options.expectedVersion}.`);
+      }
+      if (!prepared.changed && before !== undefined) return { unchanged: await service.respond(before.data, tx) };
+      const review = await this.newRecord(tx, service, prepared, actor, { ...routedSubmission(service.def, op, prepared), description: options.description });
+      await tx.reviews.insert(review);
+      tx.written.add(review.id);
+      return review;
+    });
+    if (outcome === undefined || 'unchanged' in outcome) return outcome;
+    return { review: await this.view(outcome) };
   }
 
   // ---- reads -----------------------------------------------------------------------------------
@@ -386,7 +427,7 @@ export class ReviewService {
   /** Writes the reviewed change with the entity service, in the caller's transaction. */
   private async apply(tx: ReviewTx, review: ReviewRecord, actor: Actor, bypass: boolean): Promise<ReviewRecord> {
     const service = this.service(review.kind);
-    const op = await reviewOp(service, tx.entities, review.entityId, review.action as ChangeAction, { change: review.change ?? undefined });
+    const op = review.write ? writeOpOf(review.entityId, review.write) : await reviewOp(service, tx.entities, review.entityId, review.action as ChangeAction, { change: review.change ?? undefined });
     let prepared: PreparedChange;
     try {
       // Re-checked against the current state of every other entity (references, delete blockers).
@@ -400,7 +441,7 @@ export class ReviewService {
     }
     // Data changes write exactly what was reviewed (generated rule ids included); lifecycle actions
     // run now, so their times are the commit's.
-    if (op.type === 'create' || op.type === 'patch') prepared = { ...prepared, after: review.after ?? undefined };
+    if (op.type === 'create' || op.type === 'patch' || review.write !== undefined) prepared = { ...prepared, after: review.after ?? undefined };
     const auditDetails: JsonObject = { review: review.id, submitter: review.submitter };
     if (bypass) auditDetails['bypassedValidation'] = true;
     if (review.status === 'approved_webhook_validation') auditDetails['validatedByWebhook'] = true;
