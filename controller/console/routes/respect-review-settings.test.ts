@@ -49,6 +49,15 @@ const ACTION_BODIES: Record<string, Body> = {
   'segment.remove_ids': { ids: ['u1'] },
   'experiment.make_decision': { id: 'g_test', decisionReason: 'won' },
   'experiment.abandon': { decisionReason: 'no effect' },
+  'segment.id_list_add': { ids: ['u2'] },
+  'segment.id_list_remove': { ids: ['u1'] },
+  'segment.id_list_reset': { ids: ['u7', 'u8'] },
+  'gate.add_rules': { rules: [{ name: 'beta', passPercentage: 10, conditions: [{ type: 'public' }] }] },
+  'gate.update_rules': { rules: [{ id: 'r1', passPercentage: 20 }] },
+  'gate.update_rule': { passPercentage: 30 },
+  'dynamic_config.add_rules': { rules: [{ name: 'beta', passPercentage: 10, conditions: [{ type: 'public' }], returnValue: { color: 'green' } }] },
+  'dynamic_config.update_rules': { rules: [{ id: 'r1', passPercentage: 20 }] },
+  'dynamic_config.update_rule': { returnValue: { color: 'black' } },
 };
 
 /** Path parameters of sub-resource actions: the seeds' nested ids. */
