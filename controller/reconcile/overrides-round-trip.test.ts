@@ -73,6 +73,29 @@ afterAll(async () => {
 });
 
 describe('overrides in a config repository', () => {
+  it('validate names what the console would refuse: ids twice, unknown groups, undeclared gates, experiments outside the layer', async () => {
+    const bad = await mkdtemp(join(tmpdir(), 'flagops-overrides-bad-'));
+    try {
+      writeFiles(bad, {
+        ...FILES,
+        'gates/beta.yaml': 'id: beta\nname: beta\noverrides:\n  passingUserIDs: [alice]\n  failingUserIDs: [alice]\n',
+        'experiments/exp1.yaml': 'id: exp1\nname: exp one\nlayerID: home\noverrides:\n  - { type: segment, id: nobody, groupID: Treatment }\n',
+        'experiments/solo.yaml': 'id: solo\nname: solo\n',
+        'layers/home.yaml': 'id: home\nname: home\nidOverrides:\n  - { groupName: Test, ids: [u1], experimentName: solo }\n  - { groupName: Nope, ids: [u2], experimentName: exp1 }\n',
+      });
+      const issues = (await loadRepo(new FsRepoReader(bad))).diagnostics.map((d) => `${d.file} ${d.property}`);
+      expect(issues.sort()).toEqual([
+        'experiments/exp1.yaml overrides[0].groupID',
+        'experiments/exp1.yaml overrides[0].id',
+        'gates/beta.yaml overrides.failingUserIDs[0]',
+        'layers/home.yaml idOverrides[0].experimentName',
+        'layers/home.yaml idOverrides[1].groupName',
+      ]);
+    } finally {
+      await rm(bad, { recursive: true, force: true });
+    }
+  });
+
   it('validate accepts them; plan shows them on the creates', async () => {
     expect((await loadRepo(new FsRepoReader(repo))).diagnostics).toEqual([]);
     const { plan } = await planAgainstConsole({ desired: new FsRepoReader(repo), client });

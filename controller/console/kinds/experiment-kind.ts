@@ -12,13 +12,14 @@ import {
 } from '../../../schemas/experiment.js';
 import { experimentRuleErrors, matchesLayerType } from '../../core/experiment-rules.js';
 import { jsonEqual } from '../../core/json-equal.js';
+import { EXPERIMENT_OVERRIDES, experimentOverrideErrors, normalizeOverrides } from '../../core/override-rules.js';
 import { ConflictError, InputError, type FieldError } from '../../errors.js';
 import type { JsonObject } from '../../store/ports.js';
 import { refusedWhileReferenced } from './entity-references.js';
 import { holdoutIDsFor } from './holdout-ids.js';
 import type { EntityLookup, KindDef } from './kind-def.js';
 import { hasTag } from './list-filters.js';
-import { gateOrSegmentErrors, normalizeOverrides, overrideEndpoints, overrideListErrors, type OverridesDef } from './override-endpoints.js';
+import { gateOrSegmentErrors, overrideEndpoints } from './override-endpoints.js';
 import { conformToSchema } from './response-shape.js';
 import { withRuleIds } from './rule-ids.js';
 
@@ -108,31 +109,11 @@ function layerErrors(experiment: JsonObject, lookup: EntityLookup): FieldError[]
   return errors;
 }
 
-/** The reference's ExperimentOverridesDto, as two fields of the experiment. */
-const OVERRIDES: OverridesDef = {
+const overrides = overrideEndpoints({
+  ...EXPERIMENT_OVERRIDES,
   label: 'Experiment',
-  lists: [
-    { field: 'overrides', key: ['type', 'id', 'environment'] },
-    { field: 'userIDOverrides', key: ['groupID', 'environment', 'unitType'], idFields: ['ids'], exclusiveScope: ['environment', 'unitType'] },
-  ],
   schemas: { data: ExperimentOverridesSchema, replace: ExperimentOverridesSchema, change: ExperimentOverridesChangeSchema },
-};
-const overrides = overrideEndpoints(OVERRIDES);
-
-/** Overrides force units into groups of this experiment (named by id or name) through gates and segments that exist. */
-function overrideErrors(experiment: JsonObject, lookup: EntityLookup): FieldError[] {
-  const groups = groupsOf(experiment);
-  const known = new Set(groups.flatMap((g) => [g['id'], g['name']]).filter((v) => typeof v === 'string'));
-  const list = groups.map((g) => String(g['name'])).join(', ');
-  const errors = [...overrideListErrors(OVERRIDES, experiment), ...gateOrSegmentErrors(experiment['overrides'], 'overrides', 'id', lookup)];
-  for (const field of ['overrides', 'userIDOverrides']) {
-    ((experiment[field] as JsonObject[] | undefined) ?? []).forEach((entry, i) => {
-      const group = entry['groupID'];
-      if (typeof group === 'string' && !known.has(group)) errors.push({ property: `${field}[${i}].groupID`, errorMessage: `names no group of the experiment ('${group}'); groups: ${list}` });
-    });
-  }
-  return errors;
-}
+});
 
 function qualityScoreOf(experiment: JsonObject): JsonObject | null {
   const scores = (experiment['manualQualityScores'] as JsonObject[] | undefined) ?? [];
@@ -194,7 +175,7 @@ export const experimentKind: KindDef = {
     healthChecks: [],
     activeReview: null,
   }),
-  prepare: (experiment, previous) => normalizeOverrides(OVERRIDES, {
+  prepare: (experiment, previous) => normalizeOverrides(EXPERIMENT_OVERRIDES, {
     ...experiment,
     // Group ids are kept by name like rule ids, so a file that never names them doesn't churn them.
     groups: withRuleIds(experiment['groups'], previous?.['groups']).map(({ baseID: _b, ...g }) => g),
@@ -205,7 +186,8 @@ export const experimentKind: KindDef = {
     ...referenceErrors(experiment, lookup),
     ...layerErrors(experiment, lookup),
     ...lockErrors(experiment, previous),
-    ...overrideErrors(experiment, lookup),
+    ...experimentOverrideErrors(experiment),
+    ...gateOrSegmentErrors(experiment['overrides'], 'overrides', 'id', lookup),
   ],
   deleteBlocker: refusedWhileReferenced('experiment', 'Experiment'),
   decorateReadsClock: true,

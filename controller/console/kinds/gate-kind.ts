@@ -1,30 +1,18 @@
 import { GATE_DEFAULTS, GateCreateSchema, GateOverridesChangeSchema, GateOverridesSchema, GatePatchSchema, GateSchema, GateUpdateSchema } from '../../../schemas/gate.js';
 import { gateRuleErrors } from '../../core/gate-rules.js';
+import { GATE_OVERRIDES, gateOverrideErrors, normalizeOverrides, readOverrides } from '../../core/override-rules.js';
 import type { JsonObject } from '../../store/ports.js';
 import { ARCHIVED, assertNotArchived as refuseWhenArchived } from './archive-actions.js';
 import { refusedWhileReferenced } from './entity-references.js';
 import { holdoutIDsFor } from './holdout-ids.js';
 import type { KindDef } from './kind-def.js';
-import { normalizeOverrides, overrideEndpoints, overrideListErrors, readOverrides, refusedWhileOverridden, type OverridesDef } from './override-endpoints.js';
+import { overrideEndpoints, refusedWhileOverridden } from './override-endpoints.js';
 import { withRuleIds } from './rule-ids.js';
 import { hasTag } from './list-filters.js';
 
 const assertNotArchived = (gate: JsonObject): void => refuseWhenArchived(gate, 'Gate');
 
-/** A gate's overrides live under its `overrides` field, in the reference's OverrideDto shape. */
-const OVERRIDES: OverridesDef = {
-  label: 'Gate',
-  container: 'overrides',
-  lists: [
-    { field: 'passingUserIDs' },
-    { field: 'failingUserIDs', exclusiveWith: 'passingUserIDs' },
-    { field: 'passingCustomIDs' },
-    { field: 'failingCustomIDs', exclusiveWith: 'passingCustomIDs' },
-    { field: 'environmentOverrides', key: ['environment', 'unitID'], idFields: ['passingIDs', 'failingIDs'], exclusiveScope: ['environment', 'unitID'] },
-  ],
-  schemas: { data: GateOverridesSchema, replace: GateOverridesChangeSchema, change: GateOverridesChangeSchema },
-};
-const overrides = overrideEndpoints(OVERRIDES);
+const overrides = overrideEndpoints({ ...GATE_OVERRIDES, label: 'Gate', schemas: { data: GateOverridesSchema, replace: GateOverridesChangeSchema, change: GateOverridesChangeSchema } });
 
 const referenced = refusedWhileReferenced('gate', 'Gate');
 const overridden = refusedWhileOverridden('gate', 'Gate');
@@ -39,10 +27,10 @@ export const gateKind: KindDef = {
   defaults: GATE_DEFAULTS,
   initial: () => ({ status: 'In Progress', typeReason: 'NONE', isTemplate: false }),
   createOnly: ['isTemplate'],
-  prepare: (gate, previous) => normalizeOverrides(OVERRIDES, { ...gate, rules: withRuleIds(gate['rules'], previous?.['rules']) }),
-  validate: (gate) => [...gateRuleErrors(gate), ...overrideListErrors(OVERRIDES, gate)],
+  prepare: (gate, previous) => normalizeOverrides(GATE_OVERRIDES, { ...gate, rules: withRuleIds(gate['rules'], previous?.['rules']) }),
+  validate: (gate) => [...gateRuleErrors(gate), ...gateOverrideErrors(gate)],
   // Overrides filled in: a gate stored before it had them reads with empty lists.
-  decorate: (gate, lookup) => ({ checksPerHour: 0, store0100Exposures: false, holdoutIDs: holdoutIDsFor('gate', gate, lookup), overrides: readOverrides(OVERRIDES, gate) }),
+  decorate: (gate, lookup) => ({ checksPerHour: 0, store0100Exposures: false, holdoutIDs: holdoutIDsFor('gate', gate, lookup), overrides: readOverrides(GATE_OVERRIDES, gate) }),
   deleteBlocker: (id, lookup) => referenced(id, lookup) ?? overridden(id, lookup),
   actions: {
     ...overrides.actions,

@@ -1,12 +1,13 @@
 import { LAYER_DEFAULTS, LayerCreateSchema, LayerOverridesChangeSchema, LayerOverridesSchema, LayerPatchSchema, LayerSchema, LayerUpdateSchema } from '../../../schemas/layer.js';
 import { layerRuleErrors, matchesLayerType } from '../../core/experiment-rules.js';
+import { LAYER_OVERRIDES, layerOverrideErrors, normalizeOverrides } from '../../core/override-rules.js';
 import type { FieldError } from '../../errors.js';
 import type { JsonObject } from '../../store/ports.js';
 import { refusedWhileReferenced } from './entity-references.js';
 import { holdoutIDsFor } from './holdout-ids.js';
 import type { EntityLookup, KindDef } from './kind-def.js';
 import { hasTag } from './list-filters.js';
-import { gateOrSegmentErrors, normalizeOverrides, overrideEndpoints, overrideListErrors, type OverridesDef } from './override-endpoints.js';
+import { gateOrSegmentErrors, overrideEndpoints } from './override-endpoints.js';
 
 /**
  * A layer may change while experiments use it, as long as they stay valid: the same idType, and
@@ -33,16 +34,7 @@ function usageErrors(layer: JsonObject, lookup: EntityLookup): FieldError[] {
   return errors;
 }
 
-/** The reference's LayerOverridesDto, as two fields of the layer. */
-const OVERRIDES: OverridesDef = {
-  label: 'Layer',
-  lists: [
-    { field: 'conditionalOverrides', key: ['type', 'name'] },
-    { field: 'idOverrides', key: ['experimentName', 'groupName', 'idType', 'environment'], idFields: ['ids'], exclusiveScope: ['idType', 'environment'] },
-  ],
-  schemas: { data: LayerOverridesSchema, replace: LayerOverridesSchema, change: LayerOverridesChangeSchema },
-};
-const overrides = overrideEndpoints(OVERRIDES);
+const overrides = overrideEndpoints({ ...LAYER_OVERRIDES, label: 'Layer', schemas: { data: LayerOverridesSchema, replace: LayerOverridesSchema, change: LayerOverridesChangeSchema } });
 
 /**
  * Overrides name gates and segments that exist, and groups of the layer's experiments. An experiment
@@ -50,7 +42,7 @@ const overrides = overrideEndpoints(OVERRIDES);
  * repository applies them in that order), so a new layer's overrides name experiments still to come.
  */
 function overrideErrors(layer: JsonObject, lookup: EntityLookup): FieldError[] {
-  const errors = [...overrideListErrors(OVERRIDES, layer), ...gateOrSegmentErrors(layer['conditionalOverrides'], 'conditionalOverrides', 'name', lookup)];
+  const errors = [...layerOverrideErrors(layer), ...gateOrSegmentErrors(layer['conditionalOverrides'], 'conditionalOverrides', 'name', lookup)];
   for (const field of ['conditionalOverrides', 'idOverrides']) {
     ((layer[field] as JsonObject[] | undefined) ?? []).forEach((entry, i) => {
       const name = entry['experimentName'];
@@ -78,7 +70,7 @@ export const layerKind: KindDef = {
   schemas: { create: LayerCreateSchema, update: LayerUpdateSchema, patch: LayerPatchSchema, response: LayerSchema },
   defaults: LAYER_DEFAULTS,
   initial: () => ({ isImplicitLayer: false }),
-  prepare: (layer) => normalizeOverrides(OVERRIDES, layer),
+  prepare: (layer) => normalizeOverrides(LAYER_OVERRIDES, layer),
   validate: (layer, lookup) => [...layerRuleErrors(layer), ...usageErrors(layer, lookup), ...overrideErrors(layer, lookup)],
   deleteBlocker: refusedWhileReferenced('layer', 'Layer'),
   decorate: (layer, lookup) => ({ holdoutIDs: holdoutIDsFor('layer', layer, lookup) }),

@@ -5,35 +5,14 @@
  * them, DELETE removes from them. Every write is an entity write (version, audit, review gate).
  */
 import type { z } from 'zod';
+import { compact, idsOf, isObject, keyOf, listOf, readOverrides, writeOverrides, type OverrideList, type OverrideLists } from '../../core/override-rules.js';
 import type { FieldError } from '../../errors.js';
 import type { JsonObject } from '../../store/ports.js';
 import type { ActionDef, EntityLookup, ViewDef } from './kind-def.js';
 
-/** One list of a kind's overrides. */
-export interface OverrideList {
-  field: string;
-  /** Lists of entries: the fields that identify an entry. Absent: a list of ids. */
-  key?: readonly string[];
-  /**
-   * Id lists inside each entry: an add joins the ids to the entry with the same key, a remove takes
-   * them out. Absent: an add replaces the entry with the same key, a remove drops it.
-   */
-  idFields?: readonly string[];
-  /** A list of ids whose ids may not also be in this other list (passing and failing). */
-  exclusiveWith?: string;
-  /**
-   * Entry lists with id fields: entries agreeing on these fields share their ids, which are then in
-   * at most one entry and id field (a unit is forced into one group, passes or fails).
-   */
-  exclusiveScope?: readonly string[];
-}
-
-export interface OverridesDef {
+export interface OverridesDef extends OverrideLists {
   /** "Gate": messages read "Gate Overrides updated successfully." (the reference's wording). */
   label: string;
-  lists: readonly OverrideList[];
-  /** The entity field that holds the lists (gates), or none: the lists are fields of the entity. */
-  container?: string;
   schemas: {
     /** Data of every response: all lists. */
     data: z.ZodType;
@@ -45,43 +24,6 @@ export interface OverridesDef {
 }
 
 type Entry = JsonObject;
-
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
-const listOf = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const idsOf = (v: unknown): string[] => listOf(v).filter((x): x is string => typeof x === 'string');
-const keyOf = (entry: Entry, fields: readonly string[]): string => JSON.stringify(fields.map((f) => entry[f] ?? null));
-
-/** An entry without the optional fields a request set to null ("not set"), so null and absent store alike. */
-function compact(entry: Entry): Entry {
-  const out: Entry = {};
-  for (const [k, v] of Object.entries(entry)) if (v !== null && v !== undefined) out[k] = v;
-  return out;
-}
-
-/** The overrides of an entity (stored data or a read response), every list present. */
-export function readOverrides(def: OverridesDef, entity: JsonObject): JsonObject {
-  const holder = def.container === undefined ? entity : entity[def.container];
-  const source = isObject(holder) ? holder : {};
-  const out: JsonObject = {};
-  for (const list of def.lists) out[list.field] = listOf(source[list.field]) as JsonObject[];
-  return out;
-}
-
-function writeOverrides(def: OverridesDef, entity: JsonObject, lists: JsonObject): JsonObject {
-  if (def.container === undefined) return { ...entity, ...lists };
-  return { ...entity, [def.container]: { ...readOverrides(def, entity), ...lists } };
-}
-
-/** The entity with its override entries in stored form (no nulls). Pure; for the kind's `prepare`. */
-export function normalizeOverrides(def: OverridesDef, entity: JsonObject): JsonObject {
-  const current = readOverrides(def, entity);
-  const lists: JsonObject = {};
-  for (const list of def.lists) {
-    const value = listOf(current[list.field]);
-    lists[list.field] = (list.key === undefined ? value : value.map((e) => (isObject(e) ? compact(e) : e))) as JsonObject[];
-  }
-  return writeOverrides(def, entity, lists);
-}
 
 const union = (current: string[], added: string[]): string[] => [...new Set([...current, ...added])];
 
@@ -139,58 +81,6 @@ function changed(def: OverridesDef, entity: JsonObject, body: unknown, op: (list
     if (given[list.field] !== undefined) lists[list.field] = op(list, listOf(current[list.field]), listOf(given[list.field])) as JsonObject[];
   }
   return writeOverrides(def, entity, lists);
-}
-
-/**
- * Errors of the override lists themselves, named by property path: an id listed twice, two entries
- * with the same key, an id both passing and failing or in two groups. References to other entities
- * are the kind's to check.
- */
-export function overrideListErrors(def: OverridesDef, entity: JsonObject): FieldError[] {
-  const errors: FieldError[] = [];
-  const current = readOverrides(def, entity);
-  const prefix = def.container === undefined ? '' : `${def.container}.`;
-  for (const list of def.lists) {
-    const path = `${prefix}${list.field}`;
-    const value = listOf(current[list.field]);
-    if (list.key === undefined) {
-      const seen = new Set<string>();
-      const other = list.exclusiveWith === undefined ? new Set<string>() : new Set(idsOf(current[list.exclusiveWith]));
-      value.forEach((id, i) => {
-        if (typeof id !== 'string') return;
-        if (seen.has(id)) errors.push({ property: `${path}[${i}]`, errorMessage: `'${id}' is listed twice` });
-        else if (other.has(id)) errors.push({ property: `${path}[${i}]`, errorMessage: `'${id}' is also in ${prefix}${String(list.exclusiveWith)}: an id either passes or fails` });
-        seen.add(id);
-      });
-      continue;
-    }
-    const keys = new Map<string, number>();
-    /** scope → id → where it first appeared. */
-    const claimed = new Map<string, Map<string, string>>();
-    value.forEach((raw, i) => {
-      if (!isObject(raw)) return;
-      const k = keyOf(raw, list.key ?? []);
-      const first = keys.get(k);
-      if (first !== undefined) errors.push({ property: `${path}[${i}]`, errorMessage: `repeats ${path}[${first}] (${(list.key ?? []).join(', ')}); merge the two` });
-      else keys.set(k, i);
-      const scope = list.exclusiveScope === undefined ? undefined : keyOf(raw, list.exclusiveScope);
-      for (const field of list.idFields ?? []) {
-        const inEntry = new Set<string>();
-        idsOf(raw[field]).forEach((id, j) => {
-          const property = `${path}[${i}].${field}[${j}]`;
-          if (inEntry.has(id)) return void errors.push({ property, errorMessage: `'${id}' is listed twice` });
-          inEntry.add(id);
-          if (scope === undefined) return;
-          let ids = claimed.get(scope);
-          if (ids === undefined) claimed.set(scope, (ids = new Map()));
-          const where = ids.get(id);
-          if (where !== undefined) errors.push({ property, errorMessage: `'${id}' is already in ${where}: an id is overridden at most once` });
-          else ids.set(id, `${path}[${i}].${field}`);
-        });
-      }
-    });
-  }
-  return errors;
 }
 
 /** Errors of entries naming a gate or segment (`type` and the id in `idField`) that does not exist. */
