@@ -29,8 +29,13 @@ export const gateKind: KindDef = {
   createOnly: ['isTemplate'],
   prepare: (gate, previous) => normalizeOverrides(GATE_OVERRIDES, { ...gate, rules: withRuleIds(gate['rules'], previous?.['rules']) }),
   validate: (gate) => [...gateRuleErrors(gate), ...gateOverrideErrors(gate)],
-  // Overrides filled in: a gate stored before it had them reads with empty lists.
-  decorate: (gate, lookup) => ({ checksPerHour: 0, store0100Exposures: false, holdoutIDs: holdoutIDsFor('gate', gate, lookup), overrides: readOverrides(GATE_OVERRIDES, gate) }),
+  decorate: (gate, lookup) => ({
+    checksPerHour: 0,
+    store0100Exposures: false,
+    holdoutIDs: holdoutIDsFor('gate', gate, lookup),
+    // A gate stored before gates had overrides reads with empty lists.
+    ...(gate['overrides'] === undefined ? { overrides: readOverrides(GATE_OVERRIDES, gate) } : {}),
+  }),
   deleteBlocker: (id, lookup) => referenced(id, lookup) ?? overridden(id, lookup),
   actions: {
     ...overrides.actions,
