@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FULL_EXPERIMENT } from '../controller/test-support/experiment-fixtures.js';
 import { describeSchemaCases, undescribedProperties } from '../controller/test-support/schema-cases.js';
 import { REMOVE } from '../controller/test-support/validation-table.js';
-import { EXPERIMENT_DEFAULTS, ExperimentCreateSchema, ExperimentDecisionSchema, ExperimentPatchSchema, ExperimentSchema, ExperimentUpdateSchema, ExperimentWritableSchema } from './experiment.js';
+import { EXPERIMENT_DEFAULTS, ExperimentCreateSchema, ExperimentDecisionSchema, ExperimentOverridesSchema, ExperimentPatchSchema, ExperimentSchema, ExperimentUpdateSchema, ExperimentWritableSchema } from './experiment.js';
 
 const { id: _id, ...writable } = FULL_EXPERIMENT;
 
@@ -39,6 +39,25 @@ describeSchemaCases('ExperimentUpdateSchema', ExperimentUpdateSchema, writable, 
 describeSchemaCases('ExperimentPatchSchema', ExperimentPatchSchema, { description: 'only this' }, [
   { label: 'allocation -1', path: 'allocation', value: -1, property: 'allocation' },
   { label: 'status', path: 'status', value: 'setup', property: 'status' },
+]);
+
+const OVERRIDES = {
+  overrides: [{ type: 'gate', id: 'beta', groupID: 'Test', environment: null }],
+  userIDOverrides: [{ groupID: 'Control', ids: ['u1'], environment: 'staging', unitType: null }],
+};
+
+describeSchemaCases('ExperimentPatchSchema: overrides', ExperimentPatchSchema, OVERRIDES, [
+  { label: 'override type dynamic_config', path: 'overrides.0.type', value: 'dynamic_config', property: 'overrides[0].type' },
+  { label: 'override without a group', path: 'overrides.0.groupID', value: REMOVE, property: 'overrides[0].groupID' },
+  { label: 'override with an unknown key', path: 'overrides.0.name', value: 'beta', property: 'overrides[0].name' },
+  { label: '1001 overrides', path: 'overrides', value: Array.from({ length: 1001 }, (_, i) => ({ type: 'gate', id: `g${i}`, groupID: 'Test' })), property: 'overrides' },
+  { label: 'user id override with an empty id', path: 'userIDOverrides.0.ids.0', value: '', property: 'userIDOverrides[0].ids[0]' },
+  { label: 'user id override of 1001 ids', path: 'userIDOverrides.0.ids', value: Array.from({ length: 1001 }, (_, i) => `u${i}`), property: 'userIDOverrides[0].ids' },
+]);
+
+describeSchemaCases('ExperimentOverridesSchema (POST .../overrides)', ExperimentOverridesSchema, OVERRIDES, [
+  { label: 'no userIDOverrides', path: 'userIDOverrides', value: REMOVE, property: 'userIDOverrides' },
+  { label: 'no overrides', path: 'overrides', value: REMOVE, property: 'overrides' },
 ]);
 
 describeSchemaCases('ExperimentDecisionSchema', ExperimentDecisionSchema, { id: 'g_test', decisionReason: 'r', removeTargeting: false }, [

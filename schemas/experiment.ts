@@ -134,6 +134,51 @@ export const StratifiedSamplingSchema = z
   .describe('Stratified sampling settings, or null.')
   .meta({ id: 'StratifiedSampling' });
 
+/** Most entries of an experiment's `overrides`, and most ids one `userIDOverrides` entry holds (the reference's limits). */
+export const MAX_EXPERIMENT_OVERRIDES = 1000;
+
+const environmentOfOverride = z.string().min(1, 'must not be empty').nullable().optional().describe('Environment the override applies in; left out (or null): every environment.');
+
+export const ExperimentOverrideSchema = z
+  .strictObject({
+    type: z.enum(['gate', 'segment']).describe('gate or segment: what the units must pass to be forced into the group.'),
+    id: nonEmpty('Id of the gate or segment; must exist.'),
+    groupID: nonEmpty('The group (its id or name) units passing the gate or segment are forced into.'),
+    environment: environmentOfOverride,
+  })
+  .describe('Units passing a gate or in a segment are forced into a group.')
+  .meta({ id: 'ExperimentOverride' });
+
+export const ExperimentUserIDOverrideSchema = z
+  .strictObject({
+    groupID: nonEmpty('The group (its id or name) the ids are forced into.'),
+    ids: z
+      .array(z.string().min(1, 'must not be empty'))
+      .max(MAX_EXPERIMENT_OVERRIDES, `must hold at most ${MAX_EXPERIMENT_OVERRIDES} ids`)
+      .describe('Unit ids forced into the group.'),
+    environment: environmentOfOverride,
+    unitType: z.string().min(1, 'must not be empty').nullable().optional().describe("Unit ID type of the ids; left out (or null): the experiment's idType."),
+  })
+  .describe('Unit ids forced into a group.')
+  .meta({ id: 'ExperimentUserIDOverride' });
+
+const overrideFields = {
+  overrides: z
+    .array(ExperimentOverrideSchema)
+    .max(MAX_EXPERIMENT_OVERRIDES, `must have at most ${MAX_EXPERIMENT_OVERRIDES} items`)
+    .describe('Gates and segments whose units are forced into a group; one entry per gate or segment and environment.'),
+  userIDOverrides: z.array(ExperimentUserIDOverrideSchema).describe('Unit ids forced into a group; an id is in at most one group per environment and unit type.'),
+};
+
+/** Data of GET and body of POST /experiments/{id}/overrides (the reference's ExperimentOverridesDto). */
+export const ExperimentOverridesSchema = z.strictObject(overrideFields).meta({ id: 'ExperimentOverrides', description: "An experiment's overrides." });
+
+/** Body of PATCH and DELETE /experiments/{id}/overrides: what to add, or what to remove; lists left out stay as they are. */
+export const ExperimentOverridesChangeSchema = ExperimentOverridesSchema.partial().meta({
+  id: 'ExperimentOverridesChange',
+  description: 'PATCH adds the entries (an entry for the same gate or segment and environment is replaced; ids join the entry of the same group, environment and unit type); DELETE removes them.',
+});
+
 /** Writable fields of an experiment. */
 const fields = {
   name: EntityNameSchema,
@@ -212,6 +257,7 @@ const fields = {
   externalEvents: z.array(ExternalEventSchema).describe('External events marked on results.'),
   summarySections: z.array(SummarySectionSchema).describe('Summary sections.'),
   reviewSettings: ReviewSettingsSchema,
+  ...overrideFields,
   owner: OwnerSchema.nullable().describe('Owner of the entity; may be absent.'),
   ...TeamShape,
   ...CreatorShape,
@@ -289,6 +335,8 @@ export const EXPERIMENT_DEFAULTS: Omit<ExperimentWritable, 'name'> = {
   externalEvents: [],
   summarySections: [],
   reviewSettings: { requiredReview: false, allowedReviewers: [] },
+  overrides: [],
+  userIDOverrides: [],
   owner: null,
   ...TEAM_DEFAULTS,
   ...CREATOR_DEFAULTS,

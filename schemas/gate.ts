@@ -21,6 +21,55 @@ import { GateRuleSchema, RuleResponseShape } from './rule.js';
 
 export const GATE_TYPES = ['PERMANENT', 'TEMPORARY'] as const;
 
+/** Most ids one override list holds (the reference's limit). */
+export const MAX_GATE_OVERRIDE_IDS = 2000;
+
+const overrideIds = (description: string) =>
+  z
+    .array(z.string().min(1, 'must not be empty'))
+    .max(MAX_GATE_OVERRIDE_IDS, `must hold at most ${MAX_GATE_OVERRIDE_IDS} ids`)
+    .describe(description);
+
+export const GateEnvironmentOverrideSchema = z
+  .strictObject({
+    environment: z.string().min(1, 'must not be empty').nullable().optional().describe('Environment the ids are overridden in; left out (or null): every environment.'),
+    unitID: z.string().min(1, 'must not be empty').nullable().optional().describe("Unit ID type of the ids (userID, or a custom ID type); left out (or null): the gate's idType."),
+    passingIDs: z.array(z.string().min(1, 'must not be empty')).default([]).describe('Ids that always pass the gate there.'),
+    failingIDs: z.array(z.string().min(1, 'must not be empty')).default([]).describe('Ids that always fail the gate there.'),
+  })
+  .describe('Ids overridden in one environment (or for one unit ID type).')
+  .meta({ id: 'GateEnvironmentOverride' });
+
+/**
+ * The ids a gate passes or fails whatever its rules say (the reference's OverrideDto). Checked
+ * before the rules; an id may not be both passing and failing.
+ */
+export const GateOverridesSchema = z
+  .strictObject({
+    passingUserIDs: overrideIds('User ids that always pass.').default([]),
+    failingUserIDs: overrideIds('User ids that always fail.').default([]),
+    passingCustomIDs: overrideIds('Custom ids that always pass.').default([]),
+    failingCustomIDs: overrideIds('Custom ids that always fail.').default([]),
+    environmentOverrides: z.array(GateEnvironmentOverrideSchema).default([]).describe('Ids overridden per environment and unit ID type; one entry per pair.'),
+  })
+  .describe('Ids that pass or fail the gate whatever its rules say; lists left out are empty.')
+  .meta({ id: 'GateOverrides' });
+
+/** Body of POST, PATCH and DELETE /gates/{id}/overrides: the lists to replace, add to or remove from. */
+export const GateOverridesChangeSchema = z
+  .strictObject({
+    passingUserIDs: overrideIds('User ids that always pass.'),
+    failingUserIDs: overrideIds('User ids that always fail.'),
+    passingCustomIDs: overrideIds('Custom ids that always pass.'),
+    failingCustomIDs: overrideIds('Custom ids that always fail.'),
+    environmentOverrides: z.array(GateEnvironmentOverrideSchema).describe('Entries per environment and unit ID type.'),
+  })
+  .partial()
+  .meta({ id: 'GateOverridesChange', description: 'POST replaces the lists it names, PATCH adds their ids, DELETE removes them; lists left out stay as they are.' });
+
+/** A gate without overrides. */
+export const NO_GATE_OVERRIDES = { passingUserIDs: [], failingUserIDs: [], passingCustomIDs: [], failingCustomIDs: [], environmentOverrides: [] };
+
 /** Writable fields of a gate (spec endpoint 5 body). */
 const fields = {
   name: EntityNameSchema,
@@ -38,6 +87,7 @@ const fields = {
   monitoringMetrics: z.array(MonitoringMetricSchema).describe('Metrics monitored for this gate.'),
   reviewSettings: ReviewSettingsSchema,
   releasePipelineID: NullableStringSchema.describe('Release pipeline id.'),
+  overrides: GateOverridesSchema,
 };
 
 export const GateWritableSchema = z.strictObject(fields);
@@ -59,6 +109,7 @@ export const GATE_DEFAULTS: Omit<GateWritable, 'name'> = {
   monitoringMetrics: [],
   reviewSettings: { requiredReview: false, allowedReviewers: [] },
   releasePipelineID: null,
+  overrides: NO_GATE_OVERRIDES,
 };
 
 export const GateCreateSchema = z

@@ -107,3 +107,24 @@ describe('changeTypesOf: archive, unarchive and reset', () => {
     expect(changeTypesOf({ configType: 'experiment', action: 'unarchive', before: { ...experiment, status: 'archived' }, after: experiment })).toEqual([]);
   });
 });
+
+describe('changeTypesOf: overrides', () => {
+  const overrides = { passingUserIDs: ['u1'], failingUserIDs: [], passingCustomIDs: [], failingCustomIDs: [], environmentOverrides: [] };
+
+  it("a gate's overrides change what it serves: rules", () => {
+    expect(changeTypesOf(update('gate', gate, { overrides }))).toEqual(['rules']);
+  });
+
+  it("an experiment's overrides while it runs are update_experiment_settings; before it starts or after, none", () => {
+    const running = { id: 'e', status: 'active', overrides: [], userIDOverrides: [] };
+    expect(changeTypesOf(update('experiment', running, { overrides: [{ type: 'gate', id: 'g', groupID: 'Test' }] }))).toEqual(['update_experiment_settings']);
+    expect(changeTypesOf(update('experiment', running, { userIDOverrides: [{ groupID: 'Test', ids: ['u1'] }] }))).toEqual(['update_experiment_settings']);
+    for (const status of ['setup', 'decision_made', 'abandoned']) {
+      expect(changeTypesOf(update('experiment', { ...running, status }, { userIDOverrides: [{ groupID: 'Test', ids: ['u1'] }] }))).toEqual([]);
+    }
+  });
+
+  it("a layer's overrides never trigger", () => {
+    expect(changeTypesOf(update('layer', { id: 'l' }, { conditionalOverrides: [{ type: 'gate', name: 'g', experimentName: 'e', groupName: 'Test' }], idOverrides: [] }))).toEqual([]);
+  });
+});

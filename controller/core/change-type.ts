@@ -86,6 +86,9 @@ export const EXPERIMENT_SETTINGS_FIELDS: readonly string[] = [
   'inlineTargetingRules',
   'inlineTargetingRulesJSON',
   'controlGroupID',
+  // Overrides force units into groups: who gets what changes while it runs.
+  'overrides',
+  'userIDOverrides',
 ];
 
 function changedFields(before: Json, after: Json): string[] {

@@ -55,6 +55,18 @@ export function referencesOf(data: JsonObject): Reference[] {
     else if (Array.isArray(target)) target.forEach((v, i) => refs.push({ property: `${path}.targetValue[${i}]`, folder, id: String(v) }));
   };
   walk(data, '');
+  // Overrides name gates and segments (experiments: `id`, layers: `name`), and a layer's the experiments of the layer.
+  for (const [field, idField] of [['overrides', 'id'], ['conditionalOverrides', 'name'], ['idOverrides', undefined]] as const) {
+    const entries = data[field];
+    if (!Array.isArray(entries)) continue;
+    entries.forEach((entry, i) => {
+      if (!isPlainObject(entry)) return;
+      const target = idField === undefined ? undefined : entry[idField];
+      if (idField !== undefined && typeof target === 'string') refs.push({ property: `${field}[${i}].${idField}`, folder: entry['type'] === 'segment' ? 'segments' : 'gates', id: target });
+      const experiment = entry['experimentName'];
+      if (typeof experiment === 'string') refs.push({ property: `${field}[${i}].experimentName`, folder: 'experiments', id: experiment });
+    });
+  }
   return refs;
 }
 
@@ -82,6 +94,20 @@ function relationIssues(entity: RepoEntity, find: (folder: string, id: string) =
         if (target && fieldOf(target, 'idType') !== fieldOf(entity, 'idType')) {
           push(`${field}[${i}]`, `${folder}/${id} uses idType '${String(fieldOf(target, 'idType'))}', the holdout '${String(fieldOf(entity, 'idType'))}'`);
         }
+      });
+    }
+  }
+  if (entity.folder === 'layers') {
+    for (const field of ['conditionalOverrides', 'idOverrides']) {
+      const entries = (Array.isArray(entity.data[field]) ? entity.data[field] : []) as unknown[];
+      entries.forEach((entry, i) => {
+        const name = isPlainObject(entry) ? entry['experimentName'] : undefined;
+        const experiment = typeof name === 'string' ? find('experiments', name) : undefined;
+        if (!isPlainObject(entry) || experiment === undefined) return;
+        if (experiment.data['layerID'] !== entity.id) return push(`${field}[${i}].experimentName`, `experiments/${experiment.id} is not in layers/${entity.id}`);
+        const declared = fieldOf(experiment, 'groups');
+        const groups = (Array.isArray(declared) ? declared : []).map((g) => (isPlainObject(g) ? g['name'] : undefined));
+        if (!groups.includes(entry['groupName'])) push(`${field}[${i}].groupName`, `names no group of experiments/${experiment.id} ('${String(entry['groupName'])}'); groups: ${groups.join(', ')}`);
       });
     }
   }

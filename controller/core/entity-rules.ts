@@ -3,6 +3,7 @@ import { assignmentSourceRuleErrors } from './assignment-source-rules.js';
 import { dynamicConfigRuleErrors } from './dynamic-config-rules.js';
 import { duplicateIds, experimentRuleErrors, layerRuleErrors } from './experiment-rules.js';
 import { gateRuleErrors } from './gate-rules.js';
+import { experimentOverrideErrors, gateOverrideErrors, layerOverrideErrors } from './override-rules.js';
 import { duplicateNames } from './rule-names.js';
 import { segmentRuleErrors } from './segment-rules.js';
 
@@ -17,11 +18,11 @@ const rulesOf = (entity: Json, key = 'rules'): Json[] => (Array.isArray(entity[k
  * get the rule every kind with rules shares: rule names unique.
  */
 export const ENTITY_RULES: Readonly<Record<string, (entity: Json) => FieldError[]>> = {
-  gate: gateRuleErrors,
+  gate: (gate) => [...gateRuleErrors(gate), ...gateOverrideErrors(gate)],
   segment: segmentRuleErrors,
   dynamic_config: dynamicConfigRuleErrors,
-  experiment: experimentRuleErrors,
-  layer: layerRuleErrors,
+  experiment: (experiment) => [...experimentRuleErrors(experiment), ...experimentOverrideErrors(experiment)],
+  layer: (layer) => [...layerRuleErrors(layer), ...layerOverrideErrors(layer)],
   holdout: (holdout) => ['gateIDs', 'experimentIDs', 'layerIDs'].flatMap((field) => duplicateIds(holdout, field)),
   assignment_source: assignmentSourceRuleErrors,
   prompt: () => [],

@@ -132,6 +132,9 @@ function alignList(live: unknown[], desired: unknown): unknown[] {
     const name = itemKey(item);
     const counterpart = name !== undefined ? byName.get(name) : Array.isArray(desired) ? desired[i] : undefined;
     const aligned = alignItems(item, counterpart);
+    // The console names what it generates ids for (rules, variants, groups); in an unnamed item (an
+    // experiment override's gate `id`) the id is the client's own.
+    if (name === undefined) return aligned;
     for (const key of GENERATED_ITEM_FIELDS) if (!(isObject(counterpart) && counterpart[key] !== undefined)) delete aligned[key];
     return aligned;
   });

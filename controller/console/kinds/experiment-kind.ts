@@ -3,6 +3,8 @@ import {
   ExperimentAbandonSchema,
   ExperimentCreateSchema,
   ExperimentDecisionSchema,
+  ExperimentOverridesChangeSchema,
+  ExperimentOverridesSchema,
   ExperimentPatchSchema,
   ExperimentSchema,
   ExperimentStartSchema,
@@ -10,12 +12,14 @@ import {
 } from '../../../schemas/experiment.js';
 import { experimentRuleErrors, matchesLayerType } from '../../core/experiment-rules.js';
 import { jsonEqual } from '../../core/json-equal.js';
+import { EXPERIMENT_OVERRIDES, experimentOverrideErrors, normalizeOverrides } from '../../core/override-rules.js';
 import { ConflictError, InputError, type FieldError } from '../../errors.js';
 import type { JsonObject } from '../../store/ports.js';
 import { refusedWhileReferenced } from './entity-references.js';
 import { holdoutIDsFor } from './holdout-ids.js';
 import type { EntityLookup, KindDef } from './kind-def.js';
 import { hasTag } from './list-filters.js';
+import { gateOrSegmentErrors, overrideEndpoints } from './override-endpoints.js';
 import { conformToSchema } from './response-shape.js';
 import { withRuleIds } from './rule-ids.js';
 
@@ -105,6 +109,12 @@ function layerErrors(experiment: JsonObject, lookup: EntityLookup): FieldError[]
   return errors;
 }
 
+const overrides = overrideEndpoints({
+  ...EXPERIMENT_OVERRIDES,
+  label: 'Experiment',
+  schemas: { data: ExperimentOverridesSchema, replace: ExperimentOverridesSchema, change: ExperimentOverridesChangeSchema },
+});
+
 function qualityScoreOf(experiment: JsonObject): JsonObject | null {
   const scores = (experiment['manualQualityScores'] as JsonObject[] | undefined) ?? [];
   if (scores.length === 0) return null;
@@ -165,7 +175,7 @@ export const experimentKind: KindDef = {
     healthChecks: [],
     activeReview: null,
   }),
-  prepare: (experiment, previous) => ({
+  prepare: (experiment, previous) => normalizeOverrides(EXPERIMENT_OVERRIDES, {
     ...experiment,
     // Group ids are kept by name like rule ids, so a file that never names them doesn't churn them.
     groups: withRuleIds(experiment['groups'], previous?.['groups']).map(({ baseID: _b, ...g }) => g),
@@ -176,6 +186,8 @@ export const experimentKind: KindDef = {
     ...referenceErrors(experiment, lookup),
     ...layerErrors(experiment, lookup),
     ...lockErrors(experiment, previous),
+    ...experimentOverrideErrors(experiment),
+    ...gateOrSegmentErrors(experiment['overrides'], 'overrides', 'id', lookup),
   ],
   deleteBlocker: refusedWhileReferenced('experiment', 'Experiment'),
   decorateReadsClock: true,
@@ -192,6 +204,7 @@ export const experimentKind: KindDef = {
     };
   },
   actions: {
+    ...overrides.actions,
     start: {
       done: 'started',
       body: ExperimentStartSchema,
@@ -256,6 +269,7 @@ export const experimentKind: KindDef = {
       },
     },
   },
+  views: overrides.views,
   filters: {
     status: (e, v) => e['status'] === v,
     layerID: (e, v) => e['layerID'] === v,

@@ -1,11 +1,13 @@
-import { GATE_DEFAULTS, GateCreateSchema, GatePatchSchema, GateSchema, GateUpdateSchema } from '../../../schemas/gate.js';
+import { GATE_DEFAULTS, GateCreateSchema, GateOverridesChangeSchema, GateOverridesSchema, GatePatchSchema, GateSchema, GateUpdateSchema } from '../../../schemas/gate.js';
 import { GateRuleRequests } from '../../../schemas/rule-requests.js';
 import { gateRuleErrors } from '../../core/gate-rules.js';
+import { GATE_OVERRIDES, gateOverrideErrors, normalizeOverrides, readOverrides } from '../../core/override-rules.js';
 import type { JsonObject } from '../../store/ports.js';
 import { ARCHIVED, assertNotArchived as refuseWhenArchived } from './archive-actions.js';
 import { refusedWhileReferenced } from './entity-references.js';
 import { holdoutIDsFor } from './holdout-ids.js';
 import type { KindDef } from './kind-def.js';
+import { overrideEndpoints, refusedWhileOverridden } from './override-endpoints.js';
 import { withRuleIds } from './rule-ids.js';
 import { hasTag } from './list-filters.js';
 import { ruleSubresource } from './rule-actions.js';
@@ -13,6 +15,11 @@ import { ruleSubresource } from './rule-actions.js';
 const assertNotArchived = (gate: JsonObject): void => refuseWhenArchived(gate, 'Gate');
 
 const rules = ruleSubresource({ label: 'Gate', schemas: GateRuleRequests, validate: gateRuleErrors });
+
+const overrides = overrideEndpoints({ ...GATE_OVERRIDES, label: 'Gate', schemas: { data: GateOverridesSchema, replace: GateOverridesChangeSchema, change: GateOverridesChangeSchema } });
+
+const referenced = refusedWhileReferenced('gate', 'Gate');
+const overridden = refusedWhileOverridden('gate', 'Gate');
 
 export const gateKind: KindDef = {
   kind: 'gate',
@@ -24,11 +31,18 @@ export const gateKind: KindDef = {
   defaults: GATE_DEFAULTS,
   initial: () => ({ status: 'In Progress', typeReason: 'NONE', isTemplate: false }),
   createOnly: ['isTemplate'],
-  prepare: (gate, previous) => ({ ...gate, rules: withRuleIds(gate['rules'], previous?.['rules']) }),
-  validate: gateRuleErrors,
-  decorate: (gate, lookup) => ({ checksPerHour: 0, store0100Exposures: false, holdoutIDs: holdoutIDsFor('gate', gate, lookup) }),
-  deleteBlocker: refusedWhileReferenced('gate', 'Gate'),
+  prepare: (gate, previous) => normalizeOverrides(GATE_OVERRIDES, { ...gate, rules: withRuleIds(gate['rules'], previous?.['rules']) }),
+  validate: (gate) => [...gateRuleErrors(gate), ...gateOverrideErrors(gate)],
+  decorate: (gate, lookup) => ({
+    checksPerHour: 0,
+    store0100Exposures: false,
+    holdoutIDs: holdoutIDsFor('gate', gate, lookup),
+    // A gate stored before gates had overrides reads with empty lists.
+    ...(gate['overrides'] === undefined ? { overrides: readOverrides(GATE_OVERRIDES, gate) } : {}),
+  }),
+  deleteBlocker: (id, lookup) => referenced(id, lookup) ?? overridden(id, lookup),
   actions: {
+    ...overrides.actions,
     enable: { done: 'enabled', apply: (g) => (assertNotArchived(g), { ...g, isEnabled: true }) },
     disable: { done: 'disabled', apply: (g) => (assertNotArchived(g), { ...g, isEnabled: false }) },
     launch: {
@@ -52,7 +66,7 @@ export const gateKind: KindDef = {
     },
     ...rules.actions,
   },
-  views: rules.views,
+  views: { ...rules.views, ...overrides.views },
   filters: {
     type: (g, v) => g['type'] === v,
     idType: (g, v) => g['idType'] === v,

@@ -1,11 +1,13 @@
-import { LAYER_DEFAULTS, LayerCreateSchema, LayerPatchSchema, LayerSchema, LayerUpdateSchema } from '../../../schemas/layer.js';
+import { LAYER_DEFAULTS, LayerCreateSchema, LayerOverridesChangeSchema, LayerOverridesSchema, LayerPatchSchema, LayerSchema, LayerUpdateSchema } from '../../../schemas/layer.js';
 import { layerRuleErrors, matchesLayerType } from '../../core/experiment-rules.js';
+import { LAYER_OVERRIDES, layerOverrideErrors, normalizeOverrides } from '../../core/override-rules.js';
 import type { FieldError } from '../../errors.js';
 import type { JsonObject } from '../../store/ports.js';
 import { refusedWhileReferenced } from './entity-references.js';
 import { holdoutIDsFor } from './holdout-ids.js';
 import type { EntityLookup, KindDef } from './kind-def.js';
 import { hasTag } from './list-filters.js';
+import { gateOrSegmentErrors, overrideEndpoints } from './override-endpoints.js';
 
 /**
  * A layer may change while experiments use it, as long as they stay valid: the same idType, and
@@ -32,6 +34,33 @@ function usageErrors(layer: JsonObject, lookup: EntityLookup): FieldError[] {
   return errors;
 }
 
+const overrides = overrideEndpoints({ ...LAYER_OVERRIDES, label: 'Layer', schemas: { data: LayerOverridesSchema, replace: LayerOverridesSchema, change: LayerOverridesChangeSchema } });
+
+/**
+ * Overrides name gates and segments that exist, and groups of the layer's experiments. An experiment
+ * that does not exist yet is accepted: layers are created before the experiments in them (a config
+ * repository applies them in that order), so a new layer's overrides name experiments still to come.
+ */
+function overrideErrors(layer: JsonObject, lookup: EntityLookup): FieldError[] {
+  const errors = [...layerOverrideErrors(layer), ...gateOrSegmentErrors(layer['conditionalOverrides'], 'conditionalOverrides', 'name', lookup)];
+  for (const field of ['conditionalOverrides', 'idOverrides']) {
+    ((layer[field] as JsonObject[] | undefined) ?? []).forEach((entry, i) => {
+      const name = entry['experimentName'];
+      const experiment = typeof name === 'string' ? lookup.get('experiment', name) : undefined;
+      if (experiment === undefined) return;
+      if (experiment.data['layerID'] !== layer['id']) {
+        errors.push({ property: `${field}[${i}].experimentName`, errorMessage: `experiment ${experiment.id} is not in layer ${String(layer['id'])}` });
+        return;
+      }
+      const groups = ((experiment.data['groups'] as JsonObject[] | undefined) ?? []).map((g) => g['name']);
+      if (!groups.includes(entry['groupName'])) {
+        errors.push({ property: `${field}[${i}].groupName`, errorMessage: `names no group of experiment ${experiment.id} ('${String(entry['groupName'])}'); groups: ${groups.join(', ')}` });
+      }
+    });
+  }
+  return errors;
+}
+
 export const layerKind: KindDef = {
   kind: 'layer',
   path: 'layers',
@@ -41,9 +70,12 @@ export const layerKind: KindDef = {
   schemas: { create: LayerCreateSchema, update: LayerUpdateSchema, patch: LayerPatchSchema, response: LayerSchema },
   defaults: LAYER_DEFAULTS,
   initial: () => ({ isImplicitLayer: false }),
-  validate: (layer, lookup) => [...layerRuleErrors(layer), ...usageErrors(layer, lookup)],
+  prepare: (layer) => normalizeOverrides(LAYER_OVERRIDES, layer),
+  validate: (layer, lookup) => [...layerRuleErrors(layer), ...usageErrors(layer, lookup), ...overrideErrors(layer, lookup)],
   deleteBlocker: refusedWhileReferenced('layer', 'Layer'),
   decorate: (layer, lookup) => ({ holdoutIDs: holdoutIDsFor('layer', layer, lookup) }),
+  actions: overrides.actions,
+  views: overrides.views,
   filters: {
     idType: (l, v) => l['idType'] === v,
     tags: hasTag,

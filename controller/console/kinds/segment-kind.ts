@@ -15,6 +15,7 @@ import type { JsonObject } from '../../store/ports.js';
 import { ARCHIVE_ACTIONS, ARCHIVED, assertNotArchived } from './archive-actions.js';
 import type { KindDef } from './kind-def.js';
 import { hasTag } from './list-filters.js';
+import { refusedWhileOverridden } from './override-endpoints.js';
 import { withRuleIds } from './rule-ids.js';
 
 function assertIdList(segment: JsonObject): void {
@@ -57,6 +58,7 @@ export const segmentKind: KindDef = {
     ids: [...new Set((segment['ids'] as string[] | undefined) ?? [])],
   }),
   validate: segmentRuleErrors,
+  deleteBlocker: refusedWhileOverridden('segment', 'Segment'),
   decorate: (segment) => ({ count: ((segment['ids'] as unknown[] | undefined) ?? []).length, status: segment['status'] === ARCHIVED ? ARCHIVED : 'Active' }),
   actions: {
     add_ids: { method: 'PATCH', done: 'updated', body: SegmentIdsSchema, apply: addIds },

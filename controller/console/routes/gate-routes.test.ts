@@ -60,6 +60,7 @@ describe('gates', () => {
         monitoringMetrics: [],
         reviewSettings: { requiredReview: false, allowedReviewers: [] },
         releasePipelineID: null,
+        overrides: { passingUserIDs: [], failingUserIDs: [], passingCustomIDs: [], failingCustomIDs: [], environmentOverrides: [] },
         isTemplate: false,
         checksPerHour: 0,
         store0100Exposures: false,
