@@ -16,10 +16,10 @@ const NOW = 1_700_000_000_000;
 
 /** One entity per kind, its nested ids given so that two consoles store the same thing. */
 const SEEDS: Record<string, Body> = {
-  gate: { id: 'gate_one', name: 'gate_one', isEnabled: true, rules: [{ id: 'r1', name: 'all', passPercentage: 50, conditions: [{ type: 'public' }] }] },
+  gate: { id: 'gate_one', name: 'gate_one', isEnabled: true, overrides: { passingUserIDs: ['u1'] }, rules: [{ id: 'r1', name: 'all', passPercentage: 50, conditions: [{ type: 'public' }] }] },
   dynamic_config: { id: 'config_one', name: 'config_one', isEnabled: true, defaultValue: { color: 'red' }, rules: [{ id: 'r1', name: 'all', passPercentage: 50, conditions: [{ type: 'public' }], returnValue: { color: 'blue' } }] },
   segment: { id: 'seg_one', name: 'seg_one', type: 'id_list', ids: ['u1'] },
-  experiment: { id: 'exp_one', name: 'exp_one', groups: groups() },
+  experiment: { id: 'exp_one', name: 'exp_one', groups: groups(), userIDOverrides: [{ groupID: 'Control', ids: ['u1'] }] },
 };
 
 /** States worth trying each write in, as the lifecycle calls that lead there. */
@@ -58,6 +58,12 @@ const ACTION_BODIES: Record<string, Body> = {
   'dynamic_config.add_rules': { rules: [{ name: 'beta', passPercentage: 10, conditions: [{ type: 'public' }], returnValue: { color: 'green' } }] },
   'dynamic_config.update_rules': { rules: [{ id: 'r1', passPercentage: 20 }] },
   'dynamic_config.update_rule': { returnValue: { color: 'black' } },
+  'gate.update_overrides': { passingUserIDs: ['u5'], failingUserIDs: ['u2'] },
+  'gate.add_overrides': { passingUserIDs: ['u3'] },
+  'gate.remove_overrides': { passingUserIDs: ['u1'] },
+  'experiment.update_overrides': { overrides: [], userIDOverrides: [{ groupID: 'Test', ids: ['u5'] }] },
+  'experiment.add_overrides': { userIDOverrides: [{ groupID: 'Test', ids: ['u2'] }] },
+  'experiment.remove_overrides': { userIDOverrides: [{ groupID: 'Control', ids: ['u1'] }] },
 };
 
 /** Path parameters of sub-resource actions: the seeds' nested ids. */
