@@ -75,7 +75,7 @@ describe('authenticate', () => {
 
   it('resolves the user, role and its permissions', async () => {
     const { key, secret } = (await auth.createKey({ description: 'ci', userEmail: 'dev@example.com', role: 'member' }));
-    expect((await auth.authenticate(secret))).toEqual({ userEmail: 'dev@example.com', keyId: key.id, role: 'member', permissions: new Set(BUILTIN_ROLES['member']) });
+    expect((await auth.authenticate(secret))).toEqual({ userEmail: 'dev@example.com', keyId: key.id, role: 'member', permissions: new Set(BUILTIN_ROLES['member']), environments: [], targetApps: [] });
   });
 
   it('follows role changes made through the service at once (no stale cached permissions)', async () => {
@@ -156,7 +156,21 @@ describe('keys', () => {
 
   it('shows keys without hash or secret', async () => {
     const { key } = (await auth.createKey({ description: 'ci', userEmail: 'dev@example.com', role: 'member', scopes: ['omni_read_only'] }));
-    expect((await auth.getKey(key.id))).toEqual({ id: key.id, description: 'ci', userEmail: 'dev@example.com', role: 'member', scopes: ['omni_read_only'], isActive: true, createdTime: 1000, lastRotatedTime: null });
+    expect((await auth.getKey(key.id))).toEqual({
+      id: key.id,
+      type: 'CONSOLE',
+      description: 'ci',
+      userEmail: 'dev@example.com',
+      role: 'member',
+      scopes: ['omni_read_only'],
+      environments: [],
+      primaryTargetApp: null,
+      secondaryTargetApps: [],
+      isActive: true,
+      status: 'active',
+      createdTime: 1000,
+      lastRotatedTime: null,
+    });
   });
 
   it('gives every key a distinct id and secret', async () => {
