@@ -140,6 +140,17 @@ describe('PostgreSQL store', () => {
       ]);
     });
 
+    it('migration 2 turns every existing key into a CONSOLE key without environment or target-app limits', async () => {
+      await (await opened({ migrations: PG_MIGRATIONS.filter((m) => m.version < 2) })).close();
+      await sql(database.url, "INSERT INTO users (email, role, created_time) VALUES ('a@example.com', 'admin', 1)");
+      await sql(
+        database.url,
+        "INSERT INTO api_keys (id, user_email, description, hash, scopes, active, created_time, last_rotated_time) VALUES ('k1', 'a@example.com', 'old', 'hash-k1', '[]', true, 100, NULL)",
+      );
+      const store = await opened();
+      expect(await store.auth.getKey('k1')).toEqual(keyRecord('k1', { description: 'old' }));
+    });
+
     it('open() reports an unreachable server', async () => {
       const store = createPostgresStore('postgres://postgres:secret@127.0.0.1:1/nowhere');
       await expect(store.open!()).rejects.toThrow("Can't open the PostgreSQL store at 127.0.0.1:1/nowhere: connect ECONNREFUSED");
