@@ -12,6 +12,9 @@ import type { Actor } from './permissions.js';
 /** Entity fields holding rules, each rule with its own `environments`. */
 const RULE_FIELDS = ['rules', 'inlineTargetingRules'] as const;
 
+/** Entity fields that list environments themselves: adding or removing one changes that environment. */
+const ENVIRONMENT_LIST_FIELDS = ['enabledNonProdEnvironments'] as const;
+
 const list = (values: readonly string[]): string => values.join(', ');
 
 /** A key's target apps: the primary one first. */
@@ -75,12 +78,25 @@ export function assertChangeWithinKeyScope(change: ScopedChange, actor: Actor): 
         `This key may change rules of environments ${list(environments)} only: ${change.label.toLowerCase()} ${change.id} ${touched.how} rule '${touched.name}' (${touched.path}), which applies to ${where}.`,
       );
     }
+    for (const field of ENVIRONMENT_LIST_FIELDS) {
+      const before = stringsOf(change.before?.[field]);
+      const after = stringsOf(change.after?.[field]);
+      const toggled = [...after.filter((e) => !before.includes(e)), ...before.filter((e) => !after.includes(e))];
+      const outside = toggled.filter((e) => !environments.includes(e));
+      if (outside.length === 0) continue;
+      throw new NotAllowedError(
+        `This key may change environments ${list(environments)} only: ${change.label.toLowerCase()} ${change.id} adds or removes ${list(outside)} in ${field}.`,
+      );
+    }
   }
 }
 
+function stringsOf(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
 function targetAppsOfEntity(data: JsonObject): string[] {
-  const apps = data['targetApps'];
-  return Array.isArray(apps) ? apps.filter((a): a is string => typeof a === 'string') : [];
+  return stringsOf(data['targetApps']);
 }
 
 interface TouchedRule {

@@ -105,6 +105,8 @@ describe('environments', () => {
     await allowed(staging, 'POST', '/console/v1/experiments', { id: 'exp1', name: 'exp one' });
     await refused(staging, 'PATCH', '/console/v1/experiments/exp1', { inlineTargetingRules: [rule('beta', ['production'])] }, /experiment exp1 adds rule 'beta' \(inlineTargetingRules\[0\]\), which applies to environments production/);
     await allowed(staging, 'PATCH', '/console/v1/experiments/exp1', { inlineTargetingRules: [rule('beta', ['staging'])] });
+    await allowed(staging, 'PATCH', '/console/v1/experiments/exp1', { enabledNonProdEnvironments: ['staging', 'development'] });
+    await refused(staging, 'PATCH', '/console/v1/experiments/exp1', { enabledNonProdEnvironments: ['staging', 'qa'] }, /experiment exp1 adds or removes qa in enabledNonProdEnvironments\./);
   });
 
   it('a key without environments changes every environment', async () => {
