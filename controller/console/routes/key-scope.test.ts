@@ -184,6 +184,18 @@ describe('reviews', () => {
     await allowed(carol, 'PUT', `${reviews}/${id}/commit`);
   });
 
+  it('with a pre-commit webhook, a commit outside its environments does not start the validation (403, the review stays approved)', async () => {
+    expect((await c.call('POST', '/console/v1/settings/precommit_webhook', { webhookURL: 'http://127.0.0.1:1/hook', webhookKey: 'k' })).statusCode).toBe(200);
+    const submitted = await allowed(carol, 'POST', reviews, { description: 'x', change: { rules: [rule('prod', ['production'], { passPercentage: 5 })] } });
+    const id = (submitted['data'] as { reviewID: string }).reviewID;
+    await allowed(ADMIN_KEY, 'PUT', `${reviews}/${id}/approve`);
+    const res = await c.call('PUT', `${reviews}/${id}/commit`, undefined, staging);
+    expect(res.statusCode).toBe(403);
+    expect(res.json().message).toMatch(/changes rule 'prod'/);
+    expect((await c.call('GET', `${reviews}/${id}`)).json().data.status).toBe('approved');
+    expect((await allowed(carol, 'PUT', `${reviews}/${id}/commit`))['data']).toMatchObject({ status: 'pending_webhook_validation' });
+  });
+
   it('a submission and commit within its environments go through', async () => {
     const submitted = await allowed(staging, 'POST', reviews, { description: 'x', change: { rules: [rule('prod', ['production']), rule('stage', ['staging'])] } });
     const id = (submitted['data'] as { reviewID: string }).reviewID;
