@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { AuthenticationError, ConflictError, InputError, NotFoundError } from '../errors.js';
+import { AuthenticationError, ConflictError, InputError, NotAllowedError, NotFoundError } from '../errors.js';
 import { createMemoryStore } from '../store/memory/memory-store.js';
 import type { Store } from '../store/ports.js';
 import { AuthService, hashKey } from './auth-service.js';
@@ -71,6 +71,19 @@ describe('authenticate', () => {
   ])('a %s key → AuthenticationError', async (_what, secret, message) => {
     await expect(auth.authenticate(secret)).rejects.toThrow(AuthenticationError);
     await expect(auth.authenticate(secret)).rejects.toThrow(message);
+  });
+
+  it('refuses SDK keys with NotAllowedError naming the type, and caches no actor for them', async () => {
+    await auth.createKey({ description: 'owner', userEmail: 'dev@example.com', role: 'member' });
+    for (const type of ['SERVER', 'CLIENT'] as const) {
+      const { secret } = await auth.createKey({ description: 'sdk', type, userEmail: 'dev@example.com' });
+      for (let i = 0; i < 2; i++) await expect(auth.authenticate(secret)).rejects.toThrow(new NotAllowedError(`This is a ${type} key, an SDK key: the Console API takes CONSOLE keys only.`));
+    }
+  });
+
+  it("carries the key's environments and target apps (primary first) on the actor", async () => {
+    const { secret } = await auth.createKey({ description: 'ci', userEmail: 'dev@example.com', role: 'member', environments: ['staging'], targetAppID: 'web', secondaryTargetAppIDs: ['ios', 'web'] });
+    expect(await auth.authenticate(secret)).toMatchObject({ environments: ['staging'], targetApps: ['web', 'ios'] });
   });
 
   it('resolves the user, role and its permissions', async () => {
