@@ -29,7 +29,7 @@ export async function loadCommand(source: CommandSource): Promise<Command> {
 export const COMMANDS: readonly CommandSource[] = [
   { name: 'up', summary: 'Run the whole loop on embedded defaults: console, bridge and reconciler (npm start)', load: async () => (await import('./up-command.js')).upCommand },
   { name: 'serve', summary: 'Run the console HTTP API on SQLite (the default) or PostgreSQL', load: async () => (await import('./serve-command.js')).serveCommand },
-  { name: 'keys', summary: 'Create a console API key directly in a console database', load: async () => (await import('./keys-command.js')).keysCommand },
+  { name: 'keys', summary: 'Create an API key directly in a console database', load: async () => (await import('./keys-command.js')).keysCommand },
   { name: 'validate', summary: 'Check a config repository: schemas, rules, references (exit 1 on any error)', load: async () => (await import('./validate-command.js')).validateCommand },
   { name: 'plan', summary: 'Show what applying the config repository would change (or what a PR changes)', load: async () => (await import('./plan-command.js')).planCommand },
   { name: 'apply', summary: 'Apply the config repository: review submissions, approval, validation, commit', load: async () => (await import('./apply-command.js')).applyCommand },

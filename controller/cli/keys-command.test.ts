@@ -4,7 +4,7 @@
  * argument errors run in-process through runCli.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -130,5 +130,68 @@ describe('flagops keys (argument errors, in process)', () => {
     expect(await runCli(['keys', ...args], cli, COMMANDS)).toBe(1);
     expect(cli.out).toEqual([]);
     expect(cli.err.join('')).toMatch(message);
+  });
+});
+
+describe('flagops keys create: key types and limits (in process)', () => {
+  const io = (): CliIO & { out: string[]; err: string[] } => {
+    const out: string[] = [];
+    const err: string[] = [];
+    return { out, err, stdout: (t) => out.push(t), stderr: (t) => err.push(t), env: {}, cwd: dir, isTTY: false, signal: new AbortController().signal };
+  };
+  const create = async (args: string[]) => {
+    const cli = io();
+    const code = await runCli(['keys', 'create', ...args], cli, COMMANDS);
+    return { code, out: cli.out.join(''), err: cli.err.join('') };
+  };
+  const keysIn = async (db: string) => {
+    const store = openSqliteStore(db);
+    try {
+      return await store.auth.listKeys();
+    } finally {
+      await store.close();
+    }
+  };
+
+  it('creates a console key limited to environments and target apps', async () => {
+    const db = newDb();
+    const made = await create(['--db', db, '--email', 'dev@example.com', '--role', 'member', '--environments', 'staging, development', '--target-app', 'web', '--secondary-target-apps', 'ios']);
+    expect(made.code, made.err).toBe(0);
+    expect(made.out).toMatch(/^console-[A-Za-z0-9_-]+\n$/);
+    expect(await keysIn(db)).toEqual([
+      expect.objectContaining({ type: 'CONSOLE', userEmail: 'dev@example.com', environments: ['staging', 'development'], primaryTargetApp: 'web', secondaryTargetApps: ['ios'] }),
+    ]);
+  });
+
+  it('creates SDK keys for an existing user, with their own prefixes and no role', async () => {
+    const db = newDb();
+    expect((await create(['--db', db, '--email', 'ops@example.com', '--role', 'admin'])).code).toBe(0);
+    const server = await create(['--db', db, '--email', 'ops@example.com', '--type', 'server', '--environments', 'production']);
+    expect(server.code, server.err).toBe(0);
+    expect(server.out).toMatch(/^secret-[A-Za-z0-9_-]+\n$/);
+    expect(server.err).toMatch(/Created SERVER key key_\w+ for ops@example\.com\.\n/);
+    const client = await create(['--db', db, '--email', 'ops@example.com', '--type', 'CLIENT']);
+    expect(client.out).toMatch(/^client-/);
+    expect((await keysIn(db)).map((k) => [k.type, k.environments])).toEqual([
+      ['CONSOLE', []],
+      ['SERVER', ['production']],
+      ['CLIENT', []],
+    ]);
+  });
+
+  it.each([
+    ['an unknown type', ['--email', 'ops@example.com', '--role', 'admin', '--type', 'scim'], /--type: must be CONSOLE, SERVER or CLIENT/],
+    ['a role on an SDK key', ['--email', 'ops@example.com', '--role', 'admin', '--type', 'server'], /--role: only CONSOLE keys have a role/],
+    ['an SDK key for an unknown user', ['--email', 'nobody@example.com', '--type', 'server'], /--email: unknown user 'nobody@example\.com'/],
+    ['an empty environment', ['--email', 'ops@example.com', '--role', 'admin', '--environments', 'staging,'], /--environments\[1\]: must not be empty/],
+    ['secondary apps without a primary one', ['--email', 'ops@example.com', '--role', 'admin', '--secondary-target-apps', 'ios'], /--target-app: is required when secondaryTargetAppIDs lists apps/],
+    ['a bad e-mail', ['--email', 'ops', '--role', 'admin'], /--email: must be an e-mail address/],
+  ])('%s → exit 1 naming the option, no key created', async (_what, args, message) => {
+    const db = newDb();
+    const made = await create(['--db', db, ...args]);
+    expect(made.code).toBe(1);
+    expect(made.out).toBe('');
+    expect(made.err).toMatch(message);
+    if (existsSync(db)) expect(await keysIn(db)).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { AuthenticationError, ConflictError, InputError, NotFoundError } from '../errors.js';
+import { AuthenticationError, ConflictError, InputError, NotAllowedError, NotFoundError } from '../errors.js';
 import { createMemoryStore } from '../store/memory/memory-store.js';
 import type { Store } from '../store/ports.js';
 import { AuthService, hashKey } from './auth-service.js';
@@ -73,9 +73,22 @@ describe('authenticate', () => {
     await expect(auth.authenticate(secret)).rejects.toThrow(message);
   });
 
+  it('refuses SDK keys with NotAllowedError naming the type, and caches no actor for them', async () => {
+    await auth.createKey({ description: 'owner', userEmail: 'dev@example.com', role: 'member' });
+    for (const type of ['SERVER', 'CLIENT'] as const) {
+      const { secret } = await auth.createKey({ description: 'sdk', type, userEmail: 'dev@example.com' });
+      for (let i = 0; i < 2; i++) await expect(auth.authenticate(secret)).rejects.toThrow(new NotAllowedError(`This is a ${type} key, an SDK key: the Console API takes CONSOLE keys only.`));
+    }
+  });
+
+  it("carries the key's environments and target apps (primary first) on the actor", async () => {
+    const { secret } = await auth.createKey({ description: 'ci', userEmail: 'dev@example.com', role: 'member', environments: ['staging'], targetAppID: 'web', secondaryTargetAppIDs: ['ios', 'web'] });
+    expect(await auth.authenticate(secret)).toMatchObject({ environments: ['staging'], targetApps: ['web', 'ios'] });
+  });
+
   it('resolves the user, role and its permissions', async () => {
     const { key, secret } = (await auth.createKey({ description: 'ci', userEmail: 'dev@example.com', role: 'member' }));
-    expect((await auth.authenticate(secret))).toEqual({ userEmail: 'dev@example.com', keyId: key.id, role: 'member', permissions: new Set(BUILTIN_ROLES['member']) });
+    expect((await auth.authenticate(secret))).toEqual({ userEmail: 'dev@example.com', keyId: key.id, role: 'member', permissions: new Set(BUILTIN_ROLES['member']), environments: [], targetApps: [] });
   });
 
   it('follows role changes made through the service at once (no stale cached permissions)', async () => {
@@ -156,7 +169,21 @@ describe('keys', () => {
 
   it('shows keys without hash or secret', async () => {
     const { key } = (await auth.createKey({ description: 'ci', userEmail: 'dev@example.com', role: 'member', scopes: ['omni_read_only'] }));
-    expect((await auth.getKey(key.id))).toEqual({ id: key.id, description: 'ci', userEmail: 'dev@example.com', role: 'member', scopes: ['omni_read_only'], isActive: true, createdTime: 1000, lastRotatedTime: null });
+    expect((await auth.getKey(key.id))).toEqual({
+      id: key.id,
+      type: 'CONSOLE',
+      description: 'ci',
+      userEmail: 'dev@example.com',
+      role: 'member',
+      scopes: ['omni_read_only'],
+      environments: [],
+      primaryTargetApp: null,
+      secondaryTargetApps: [],
+      isActive: true,
+      status: 'active',
+      createdTime: 1000,
+      lastRotatedTime: null,
+    });
   });
 
   it('gives every key a distinct id and secret', async () => {

@@ -1,35 +1,80 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { AuthenticationError, ConflictError, InputError, NotFoundError } from '../errors.js';
+import type { KeyType } from '../../schemas/key.js';
+import { AuthenticationError, ConflictError, InputError, NotAllowedError, NotFoundError, type FieldError } from '../errors.js';
 import { DuplicateKeyError, type KeyRecord, type RoleRecord, type Store, type StoreRepos } from '../store/ports.js';
+import { assertCallerCoversKey, keyTargetApps } from './key-scope.js';
 import { BUILTIN_ROLES, READ_ONLY_SCOPE, type Actor } from './permissions.js';
 
-const KEY_PREFIX = 'console-';
+/** Secret prefixes by key type, as the reference console has them: an SDK key is told apart at a glance. */
+const KEY_PREFIXES: Readonly<Record<KeyType, string>> = { CONSOLE: 'console-', SERVER: 'secret-', CLIENT: 'client-' };
 
 export function hashKey(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');
 }
 
-function newSecret(): string {
-  return `${KEY_PREFIX}${randomBytes(24).toString('base64url')}`;
+function newSecret(type: KeyType = 'CONSOLE'): string {
+  return `${KEY_PREFIXES[type]}${randomBytes(24).toString('base64url')}`;
 }
 
 /** A key as the API shows it: never the hash, never the secret. */
 export interface KeyView {
   id: string;
+  type: KeyType;
   description: string;
   userEmail: string;
-  role: string;
+  /** The user's role; null for SDK keys, which act as no user. */
+  role: string | null;
   scopes: string[];
+  environments: string[];
+  primaryTargetApp: string | null;
+  secondaryTargetApps: string[];
   isActive: boolean;
+  status: 'active' | 'deactivated';
   createdTime: number;
   lastRotatedTime: number | null;
 }
 
 export interface NewKey {
   description: string;
-  userEmail: string;
-  role: string;
+  /** CONSOLE when absent. */
+  type?: KeyType;
+  /** Required for CONSOLE keys; an SDK key's owner, the caller when absent. */
+  userEmail?: string;
+  /** Required for CONSOLE keys, refused for SDK keys. */
+  role?: string;
   scopes?: string[];
+  environments?: string[];
+  targetAppID?: string;
+  secondaryTargetAppIDs?: string[];
+}
+
+export interface KeyPatch {
+  description?: string;
+  role?: string;
+  scopes?: string[];
+  environments?: string[];
+  targetAppID?: string | null;
+  secondaryTargetAppIDs?: string[] | null;
+}
+
+const unique = (values: readonly string[]): string[] => [...new Set(values)];
+
+/** Target apps as stored: the secondaries without duplicates or the primary. */
+function targetAppsOf(primary: string | null, secondary: readonly string[]): { primaryTargetApp: string | null; secondaryTargetApps: string[] } {
+  return { primaryTargetApp: primary, secondaryTargetApps: unique(secondary).filter((app) => app !== primary) };
+}
+
+/** What only CONSOLE keys have, and secondary apps without a primary one. */
+function keyShapeErrors(type: KeyType, fields: { role?: string; scopes?: readonly string[]; primaryTargetApp: string | null; secondaryTargetApps: readonly string[] }): FieldError[] {
+  const errors: FieldError[] = [];
+  if (type !== 'CONSOLE') {
+    if (fields.role !== undefined) errors.push({ property: 'role', errorMessage: `only CONSOLE keys have a role; a ${type} key acts as no user` });
+    if ((fields.scopes ?? []).length > 0) errors.push({ property: 'scopes', errorMessage: `only CONSOLE keys take scopes; a ${type} key never calls the Console API` });
+  }
+  if (fields.primaryTargetApp === null && fields.secondaryTargetApps.length > 0) {
+    errors.push({ property: 'targetAppID', errorMessage: 'is required when secondaryTargetAppIDs lists apps' });
+  }
+  return errors;
 }
 
 const ACTOR_CACHE_MAX = 1000;
@@ -92,10 +137,11 @@ export class AuthService {
     // guards against a store that matched loosely.
     if (!key || !timingSafeEqual(Buffer.from(key.hash, 'hex'), computed)) throw new AuthenticationError('Invalid SERVICE-API-KEY.');
     if (!key.active) throw new AuthenticationError('This API key is deactivated.');
+    if (key.type !== 'CONSOLE') throw new NotAllowedError(`This is a ${key.type} key, an SDK key: the Console API takes CONSOLE keys only.`);
     const user = await store.auth.getUser(key.userEmail);
     const role = user?.role ?? 'read_only';
     const permissions = key.scopes.includes(READ_ONLY_SCOPE) ? ['read'] : ((await store.roles.get(role))?.permissions ?? []);
-    const actor: Actor = { userEmail: key.userEmail, keyId: key.id, role, permissions: new Set(permissions) };
+    const actor: Actor = { userEmail: key.userEmail, keyId: key.id, role, permissions: new Set(permissions), environments: key.environments, targetApps: keyTargetApps(key) };
     if (cache) {
       if (cache.bySecret.size >= ACTOR_CACHE_MAX) cache.bySecret.clear();
       cache.bySecret.set(secret, actor);
@@ -149,45 +195,70 @@ export class AuthService {
     if (!(await tx.roles.get(role))) throw new InputError('Unknown role.', [{ property: 'role', errorMessage: `unknown role '${role}'` }]);
   }
 
-  private async insertKeyIn(tx: StoreRepos, input: NewKey, secret: string): Promise<KeyRecord> {
+  /**
+   * Inserts a key, its user too for a new CONSOLE key's user. `caller` (absent for the shell and the
+   * bootstrap) owns SDK keys created without userEmail, and may create only keys within its own
+   * environments and target apps.
+   */
+  private async insertKeyIn(tx: StoreRepos, input: NewKey, secret: string, caller?: Actor): Promise<KeyRecord> {
     const { clock } = this.deps;
-    await this.assertRole(tx, input.role);
-    const user = await tx.auth.getUser(input.userEmail);
-    if (user && user.role !== input.role) {
-      throw new ConflictError(`User ${input.userEmail} already has role '${user.role}'; change it with PATCH /console/v1/keys/{id} { "role": ... }.`);
-    }
-    if (!user) await tx.auth.upsertUser({ email: input.userEmail, role: input.role, createdTime: clock() });
+    const type = input.type ?? 'CONSOLE';
+    const apps = targetAppsOf(input.targetAppID ?? null, input.secondaryTargetAppIDs ?? []);
+    const errors = keyShapeErrors(type, { role: input.role, scopes: input.scopes, ...apps });
+    const userEmail = input.userEmail ?? (type === 'CONSOLE' ? undefined : caller?.userEmail);
+    if (userEmail === undefined) errors.push({ property: 'userEmail', errorMessage: type === 'CONSOLE' ? 'is required for CONSOLE keys' : 'is required: no caller to own the key' });
+    if (type === 'CONSOLE' && input.role === undefined) errors.push({ property: 'role', errorMessage: 'is required for CONSOLE keys' });
+    if (errors.length > 0 || userEmail === undefined) throw new InputError('Invalid key.', errors);
     const key: KeyRecord = {
       id: `key_${randomBytes(8).toString('hex')}`,
-      userEmail: input.userEmail,
+      userEmail,
       description: input.description,
       hash: hashKey(secret),
       scopes: input.scopes ?? [],
       active: true,
       createdTime: clock(),
       lastRotatedTime: null,
+      type,
+      environments: unique(input.environments ?? []),
+      ...apps,
     };
+    assertCallerCoversKey(caller, key, 'create');
+    const user = await tx.auth.getUser(userEmail);
+    if (input.role === undefined) {
+      if (!user) throw new InputError('Invalid key.', [{ property: 'userEmail', errorMessage: `unknown user '${userEmail}'; a ${type} key belongs to an existing user` }]);
+    } else {
+      await this.assertRole(tx, input.role);
+      if (user && user.role !== input.role) {
+        throw new ConflictError(`User ${userEmail} already has role '${user.role}'; change it with PATCH /console/v1/keys/{id} { "role": ... }.`);
+      }
+      if (!user) await tx.auth.upsertUser({ email: userEmail, role: input.role, createdTime: clock() });
+    }
     await tx.auth.insertKey(key);
     return key;
   }
 
-  async createKey(input: NewKey): Promise<{ key: KeyView; secret: string }> {
-    const secret = newSecret();
+  async createKey(input: NewKey, caller?: Actor): Promise<{ key: KeyView; secret: string }> {
+    const secret = newSecret(input.type);
     return this.deps.store.transaction(async (tx) => {
-      const record = await this.insertKeyIn(tx, input, secret);
+      const record = await this.insertKeyIn(tx, input, secret, caller);
       return { key: await this.view(record, tx), secret };
     });
   }
 
   async view(key: KeyRecord, repos: StoreRepos = this.deps.store): Promise<KeyView> {
-    const role = (await repos.auth.getUser(key.userEmail))?.role ?? 'read_only';
+    const role = key.type === 'CONSOLE' ? ((await repos.auth.getUser(key.userEmail))?.role ?? 'read_only') : null;
     return {
       id: key.id,
+      type: key.type,
       description: key.description,
       userEmail: key.userEmail,
       role,
       scopes: key.scopes,
+      environments: key.environments,
+      primaryTargetApp: key.primaryTargetApp,
+      secondaryTargetApps: key.secondaryTargetApps,
       isActive: key.active,
+      status: key.active ? 'active' : 'deactivated',
       createdTime: key.createdTime,
       lastRotatedTime: key.lastRotatedTime,
     };
@@ -202,46 +273,62 @@ export class AuthService {
     return this.view(await this.requireKey(this.deps.store, id));
   }
 
-  private async requireKey(repos: StoreRepos, id: string): Promise<KeyRecord> {
+  /** The key with that id, when `caller` (absent: unrestricted) may manage it. */
+  private async requireKey(repos: StoreRepos, id: string, caller?: Actor, what = 'change'): Promise<KeyRecord> {
     const key = await repos.auth.getKey(id);
     if (!key) throw new NotFoundError('Key not found.');
+    assertCallerCoversKey(caller, key, what);
     return key;
   }
 
-  updateKey(id: string, patch: { description?: string; role?: string; scopes?: string[] }): Promise<KeyView> {
+  updateKey(id: string, patch: KeyPatch, caller?: Actor): Promise<KeyView> {
     return this.deps.store.transaction(async (tx) => {
-      const key = await this.requireKey(tx, id);
+      const key = await this.requireKey(tx, id, caller);
+      const apps = targetAppsOf(
+        patch.targetAppID === undefined ? key.primaryTargetApp : patch.targetAppID,
+        patch.secondaryTargetAppIDs === undefined ? key.secondaryTargetApps : (patch.secondaryTargetAppIDs ?? []),
+      );
+      const errors = keyShapeErrors(key.type, { role: patch.role, scopes: patch.scopes, ...apps });
+      if (errors.length > 0) throw new InputError('Invalid key.', errors);
+      const updated: KeyRecord = {
+        ...key,
+        description: patch.description ?? key.description,
+        scopes: patch.scopes ?? key.scopes,
+        environments: patch.environments === undefined ? key.environments : unique(patch.environments),
+        ...apps,
+      };
+      assertCallerCoversKey(caller, updated, 'change');
       if (patch.role !== undefined) {
         await this.assertRole(tx, patch.role);
         const user = await tx.auth.getUser(key.userEmail);
         await tx.auth.upsertUser({ email: key.userEmail, role: patch.role, createdTime: user?.createdTime ?? this.deps.clock() });
       }
-      const updated = { ...key, description: patch.description ?? key.description, scopes: patch.scopes ?? key.scopes };
       await tx.auth.updateKey(updated);
       return this.view(updated, tx);
     });
   }
 
-  rotateKey(id: string): Promise<{ key: KeyView; secret: string }> {
-    const secret = newSecret();
+  rotateKey(id: string, caller?: Actor): Promise<{ key: KeyView; secret: string }> {
     return this.deps.store.transaction(async (tx) => {
-      const key = { ...(await this.requireKey(tx, id)), hash: hashKey(secret), lastRotatedTime: this.deps.clock() };
+      const current = await this.requireKey(tx, id, caller, 'rotate');
+      const secret = newSecret(current.type);
+      const key = { ...current, hash: hashKey(secret), lastRotatedTime: this.deps.clock() };
       await tx.auth.updateKey(key);
       return { key: await this.view(key, tx), secret };
     });
   }
 
-  deactivateKey(id: string): Promise<KeyView> {
+  deactivateKey(id: string, caller?: Actor): Promise<KeyView> {
     return this.deps.store.transaction(async (tx) => {
-      const key = { ...(await this.requireKey(tx, id)), active: false };
+      const key = { ...(await this.requireKey(tx, id, caller, 'deactivate')), active: false };
       await tx.auth.updateKey(key);
       return this.view(key, tx);
     });
   }
 
-  async deleteKey(id: string): Promise<void> {
+  async deleteKey(id: string, caller?: Actor): Promise<void> {
     await this.deps.store.transaction(async (tx) => {
-      await this.requireKey(tx, id);
+      await this.requireKey(tx, id, caller, 'delete');
       await tx.auth.deleteKey(id);
     });
   }

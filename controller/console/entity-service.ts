@@ -9,6 +9,7 @@ import type { EntityLookup, KindDef } from './kinds/kind-def.js';
 import { activeReviewsOf, type ActiveReview } from './active-reviews.js';
 import { PreloadedLookup } from './kinds/preloaded-lookup.js';
 import { conformToSchema } from './kinds/response-shape.js';
+import { assertChangeWithinKeyScope } from './key-scope.js';
 import type { Actor } from './permissions.js';
 
 export type EntityOp =
@@ -332,6 +333,8 @@ export class EntityService {
     const { def } = this;
     const { clock } = this.deps;
     const { before, id } = prepared;
+    // Every write of an entity ends here (direct, dry run, review submission and commit).
+    assertChangeWithinKeyScope({ label: def.label, id, before: before?.data, after: prepared.after }, actor);
     if (options.expectedVersion !== undefined && before !== undefined && before.version !== options.expectedVersion) {
       throw new ConflictError(`Version mismatch: ${def.label} ${id} is at version ${before.version}, not ${options.expectedVersion}.`);
     }

@@ -20,6 +20,10 @@ export interface Actor {
   keyId: string | null;
   role: string;
   permissions: ReadonlySet<string>;
+  /** The only environments whose rules this key may change; absent or empty: every environment. */
+  environments?: readonly string[];
+  /** The key may change only entities that target one of these apps; absent or empty: any entity. */
+  targetApps?: readonly string[];
 }
 
 /** The console itself, for writes no user made (timeouts, migrations). */

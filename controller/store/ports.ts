@@ -106,6 +106,12 @@ export interface KeyRecord {
   active: boolean;
   createdTime: number;
   lastRotatedTime: number | null;
+  /** CONSOLE (calls the Console API), SERVER or CLIENT (SDK keys). */
+  type: 'CONSOLE' | 'SERVER' | 'CLIENT';
+  /** Empty: every environment. */
+  environments: string[];
+  primaryTargetApp: string | null;
+  secondaryTargetApps: string[];
 }
 
 export interface AuthRepo {

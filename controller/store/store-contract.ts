@@ -36,6 +36,10 @@ export const keyRecord = (id: string, overrides: Partial<KeyRecord> = {}): KeyRe
   active: true,
   createdTime: 100,
   lastRotatedTime: null,
+  type: 'CONSOLE',
+  environments: [],
+  primaryTargetApp: null,
+  secondaryTargetApps: [],
   ...overrides,
 });
 
@@ -359,6 +363,22 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
         await store.auth.deleteKey('k1');
         expect(await store.auth.getKey('k1')).toBeUndefined();
         expect(await store.auth.countKeys()).toBe(0);
+      });
+
+      it('keeps the type, environments and target apps of a key, in order, and updates them', async () => {
+        const sdk = { type: 'SERVER', environments: ['staging', 'production'], primaryTargetApp: 'web', secondaryTargetApps: ['ios', 'android'] } as const;
+        await store.auth.insertKey(keyRecord('k1', { ...sdk, environments: [...sdk.environments], secondaryTargetApps: [...sdk.secondaryTargetApps] }));
+        await store.auth.insertKey(keyRecord('k2'));
+        expect(await store.auth.getKey('k1')).toEqual(keyRecord('k1', { ...sdk, environments: ['staging', 'production'], secondaryTargetApps: ['ios', 'android'] }));
+        expect((await store.auth.findKeyByHash('hash-k1'))?.type).toBe('SERVER');
+        expect((await store.auth.listKeys()).map((k) => [k.id, k.type, k.environments, k.primaryTargetApp, k.secondaryTargetApps])).toEqual([
+          ['k1', 'SERVER', ['staging', 'production'], 'web', ['ios', 'android']],
+          ['k2', 'CONSOLE', [], null, []],
+        ]);
+        await store.auth.updateKey(keyRecord('k1', { type: 'SERVER', environments: ['development'], primaryTargetApp: null, secondaryTargetApps: [] }));
+        expect(await store.auth.getKey('k1')).toEqual(keyRecord('k1', { type: 'SERVER', environments: ['development'] }));
+        await store.auth.updateKey(keyRecord('k2', { type: 'CLIENT', primaryTargetApp: 'web' }));
+        expect(await store.auth.getKey('k2')).toMatchObject({ type: 'CLIENT', primaryTargetApp: 'web' });
       });
     });
 

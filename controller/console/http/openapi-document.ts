@@ -75,7 +75,7 @@ export function buildOpenApiDocument(catalog: RouteCatalog, serverUrl: string): 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid input: a malformed URL, query, header or body, or a field that breaks a rule (errors[] names each).',
   401: 'Missing, unknown or deactivated SERVICE-API-KEY.',
-  403: "The key's role lacks the permission this route needs, or a rule forbids this user the action.",
+  403: "The key's role lacks the permission this route needs, the key is an SDK key, the change is outside the key's environments or target apps, or a rule forbids this user the action.",
   404: 'No such entity, review, key or role.',
   409: 'The change conflicts with the current state (a version mismatch, an existing id, a review in another state).',
   413: 'The request body is larger than the accepted size.',

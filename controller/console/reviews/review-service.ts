@@ -5,6 +5,7 @@ import { parseWith } from '../../core/zod-errors.js';
 import { ConflictError, InputError, NotAllowedError, NotFoundError } from '../../errors.js';
 import { UNDECIDED_REVIEW, type JsonObject, type Page, type ReviewRecord, type Store, type StoreRepos } from '../../store/ports.js';
 import type { EntityOp, EntityService, PreparedChange } from '../entity-service.js';
+import { assertChangeWithinKeyScope } from '../key-scope.js';
 import type { Actor } from '../permissions.js';
 import { randomHex } from '../random-token.js';
 import type { ReviewChanges } from './review-changes.js';
@@ -366,7 +367,13 @@ export class ReviewService {
       }
       const type = review.changeTypes[0];
       const url = type === undefined || bypass || review.status === 'approved_webhook_validation' ? '' : (await this.deps.settings.webhookTarget(tx)).url;
-      if (type !== undefined && url !== '') return { started: await this.startValidation(tx, review, actor, type) };
+      if (type !== undefined && url !== '') {
+        // The write after validation checks the committer's key limits; so does its start, which is
+        // already a change (the review's state, a webhook delivery).
+        const current = await tx.entities.get(review.kind, review.entityId);
+        assertChangeWithinKeyScope({ label: this.service(review.kind).def.label, id: review.entityId, before: current?.data, after: review.after ?? undefined }, actor);
+        return { started: await this.startValidation(tx, review, actor, type) };
+      }
       return { committed: await this.apply(tx, review, actor, bypass) };
     });
     if ('stale' in outcome) throw new ConflictError(outcome.stale);

@@ -176,7 +176,22 @@ describe('/keys (admin)', () => {
     const res = await c.call('POST', '/console/v1/keys', { description: 'deploy bot', userEmail: 'bot@example.com', role: 'member' });
     expect(res.statusCode).toBe(201);
     const created = res.json().data;
-    expect(created).toEqual({ id: expect.stringMatching(/^key_/), key: expect.stringMatching(/^console-/), description: 'deploy bot', userEmail: 'bot@example.com', role: 'member', scopes: [], isActive: true, createdTime: expect.any(Number), lastRotatedTime: null });
+    expect(created).toEqual({
+      id: expect.stringMatching(/^key_/),
+      key: expect.stringMatching(/^console-/),
+      type: 'CONSOLE',
+      description: 'deploy bot',
+      userEmail: 'bot@example.com',
+      role: 'member',
+      scopes: [],
+      environments: [],
+      primaryTargetApp: null,
+      secondaryTargetApps: [],
+      isActive: true,
+      status: 'active',
+      createdTime: expect.any(Number),
+      lastRotatedTime: null,
+    });
     const listed = await c.call('GET', '/console/v1/keys');
     expect(listed.json().data.map((k: { id: string }) => k.id)).toContain(created.id);
     for (const body of [listed.body, (await c.call('GET', `/console/v1/keys/${created.id}`)).body]) {

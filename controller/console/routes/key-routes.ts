@@ -26,34 +26,41 @@ export function registerKeyRoutes(app: FastifyInstance, catalog: RouteCatalog, a
   const tag = 'Keys and roles';
   defineRoute(app, catalog, { method: 'GET', url: '/console/v1/whoami', summary: 'The user, role and permissions of the calling key', tag, permission: 'read', response: WhoAmISchema }, async (_request, actor) => ({
     message: 'Caller identified.',
-    data: { userEmail: actor.userEmail, keyID: actor.keyId, role: actor.role, permissions: [...actor.permissions].sort() },
+    data: {
+      userEmail: actor.userEmail,
+      keyID: actor.keyId,
+      role: actor.role,
+      permissions: [...actor.permissions].sort(),
+      environments: [...(actor.environments ?? [])],
+      targetApps: [...(actor.targetApps ?? [])],
+    },
   }));
-  defineRoute(app, catalog, { method: 'GET', url: '/console/v1/keys', summary: 'List console keys', tag, permission: 'manage_keys', list: true, response: KeySchema, query: PAGING_QUERY }, async (request) => ({
+  defineRoute(app, catalog, { method: 'GET', url: '/console/v1/keys', summary: 'List API keys (console and SDK keys)', tag, permission: 'manage_keys', list: true, response: KeySchema, query: PAGING_QUERY }, async (request) => ({
     message: 'Keys listed successfully.',
     ...paged('/console/v1/keys', queryOf(request), await auth.listKeys()),
   }));
-  defineRoute(app, catalog, { method: 'POST', url: '/console/v1/keys', summary: 'Create a console key (the secret is shown only in this response)', tag, permission: 'manage_keys', body: KeyCreateSchema, response: KeySchema, successStatus: 201 }, async (request) => {
-    const { key, secret } = await auth.createKey(parseBody(KeyCreateSchema, request.body));
+  defineRoute(app, catalog, { method: 'POST', url: '/console/v1/keys', summary: 'Create a console or SDK key (the secret is shown only in this response)', tag, permission: 'manage_keys', body: KeyCreateSchema, response: KeySchema, successStatus: 201 }, async (request, actor) => {
+    const { key, secret } = await auth.createKey(parseBody(KeyCreateSchema, request.body), actor);
     return { message: 'Key created successfully. Store the secret now: it is not shown again.', data: { ...key, key: secret } };
   });
-  defineRoute(app, catalog, { method: 'GET', url: '/console/v1/keys/:id', summary: 'Read a console key', tag, permission: 'manage_keys', response: KeySchema }, async (request) => ({
+  defineRoute(app, catalog, { method: 'GET', url: '/console/v1/keys/:id', summary: 'Read an API key', tag, permission: 'manage_keys', response: KeySchema }, async (request) => ({
     message: 'Key read successfully.',
     data: await auth.getKey(stringParam(request, 'id')),
   }));
-  defineRoute(app, catalog, { method: 'PATCH', url: '/console/v1/keys/:id', summary: "Update a key's description, scopes or its user's role", tag, permission: 'manage_keys', body: KeyUpdateSchema, response: KeySchema }, async (request) => ({
+  defineRoute(app, catalog, { method: 'PATCH', url: '/console/v1/keys/:id', summary: "Update a key's description, scopes, environments, target apps or its user's role", tag, permission: 'manage_keys', body: KeyUpdateSchema, response: KeySchema }, async (request, actor) => ({
     message: 'Key updated successfully.',
-    data: await auth.updateKey(stringParam(request, 'id'), parseBody(KeyUpdateSchema, request.body)),
+    data: await auth.updateKey(stringParam(request, 'id'), parseBody(KeyUpdateSchema, request.body), actor),
   }));
-  defineRoute(app, catalog, { method: 'PATCH', url: '/console/v1/keys/:id/rotate', summary: 'Rotate a key (the new secret is shown only in this response)', tag, permission: 'manage_keys', bodyOptional: true, response: KeySchema }, async (request) => {
-    const { key, secret } = await auth.rotateKey(stringParam(request, 'id'));
+  defineRoute(app, catalog, { method: 'PATCH', url: '/console/v1/keys/:id/rotate', summary: 'Rotate a key (the new secret is shown only in this response)', tag, permission: 'manage_keys', bodyOptional: true, response: KeySchema }, async (request, actor) => {
+    const { key, secret } = await auth.rotateKey(stringParam(request, 'id'), actor);
     return { message: 'Key rotated successfully. Store the new secret now: it is not shown again.', data: { ...key, key: secret } };
   });
-  defineRoute(app, catalog, { method: 'PATCH', url: '/console/v1/keys/:id/deactivate', summary: 'Deactivate a key', tag, permission: 'manage_keys', bodyOptional: true, response: KeySchema }, async (request) => ({
+  defineRoute(app, catalog, { method: 'PATCH', url: '/console/v1/keys/:id/deactivate', summary: 'Deactivate a key', tag, permission: 'manage_keys', bodyOptional: true, response: KeySchema }, async (request, actor) => ({
     message: 'Key deactivated successfully.',
-    data: await auth.deactivateKey(stringParam(request, 'id')),
+    data: await auth.deactivateKey(stringParam(request, 'id'), actor),
   }));
-  defineRoute(app, catalog, { method: 'DELETE', url: '/console/v1/keys/:id', summary: 'Delete a key', tag, permission: 'manage_keys' }, async (request) => {
-    await auth.deleteKey(stringParam(request, 'id'));
+  defineRoute(app, catalog, { method: 'DELETE', url: '/console/v1/keys/:id', summary: 'Delete a key', tag, permission: 'manage_keys' }, async (request, actor) => {
+    await auth.deleteKey(stringParam(request, 'id'), actor);
     return { message: 'Key deleted successfully.' };
   });
 

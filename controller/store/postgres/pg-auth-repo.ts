@@ -10,9 +10,13 @@ interface KeyRow {
   active: boolean;
   created_time: number;
   last_rotated_time: number | null;
+  type: string;
+  environments: string;
+  primary_target_app: string | null;
+  secondary_target_apps: string;
 }
 
-const KEY_COLUMNS = 'id, user_email, description, hash, scopes, active, created_time, last_rotated_time';
+const KEY_COLUMNS = 'id, user_email, description, hash, scopes, active, created_time, last_rotated_time, type, environments, primary_target_app, secondary_target_apps';
 
 /** Users and keys. Every write moves the `auth` change mark in the same statement. */
 export class PgAuthRepo implements AuthRepo {
@@ -51,8 +55,8 @@ export class PgAuthRepo implements AuthRepo {
     // A conflict on the id or the hash inserts nothing (rowCount 0) without aborting a transaction.
     const { rowCount } = await this.ctx.db.query(
       `WITH ${bumpMark('auth')}
-       INSERT INTO api_keys (${KEY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
-      [key.id, key.userEmail, key.description, key.hash, JSON.stringify(key.scopes), key.active, key.createdTime, key.lastRotatedTime],
+       INSERT INTO api_keys (${KEY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING`,
+      [key.id, key.userEmail, key.description, key.hash, JSON.stringify(key.scopes), key.active, key.createdTime, key.lastRotatedTime, ...scopeColumns(key)],
     );
     if (rowCount === 0) throw new DuplicateKeyError(`key ${key.id}`);
   }
@@ -60,8 +64,9 @@ export class PgAuthRepo implements AuthRepo {
   async updateKey(key: KeyRecord): Promise<void> {
     await this.ctx.db.query(
       `WITH ${bumpMark('auth')}
-       UPDATE api_keys SET user_email = $1, description = $2, hash = $3, scopes = $4, active = $5, last_rotated_time = $6 WHERE id = $7`,
-      [key.userEmail, key.description, key.hash, JSON.stringify(key.scopes), key.active, key.lastRotatedTime, key.id],
+       UPDATE api_keys SET user_email = $1, description = $2, hash = $3, scopes = $4, active = $5, last_rotated_time = $6,
+         type = $7, environments = $8, primary_target_app = $9, secondary_target_apps = $10 WHERE id = $11`,
+      [key.userEmail, key.description, key.hash, JSON.stringify(key.scopes), key.active, key.lastRotatedTime, ...scopeColumns(key), key.id],
     );
   }
 
@@ -90,5 +95,13 @@ function toKey(row: KeyRow): KeyRecord {
     active: row.active,
     createdTime: row.created_time,
     lastRotatedTime: row.last_rotated_time,
+    type: row.type as KeyRecord['type'],
+    environments: JSON.parse(row.environments) as string[],
+    primaryTargetApp: row.primary_target_app,
+    secondaryTargetApps: JSON.parse(row.secondary_target_apps) as string[],
   };
+}
+
+function scopeColumns(key: KeyRecord): [string, string, string | null, string] {
+  return [key.type, JSON.stringify(key.environments), key.primaryTargetApp, JSON.stringify(key.secondaryTargetApps)];
 }

@@ -97,4 +97,15 @@ export const PG_MIGRATIONS: PgMigration[] = [
       INSERT INTO store_marks (name, generation) VALUES ('settings', 0), ('auth', 0);
     `,
   },
+  {
+    version: 2,
+    name: 'key-type-environments-target-apps',
+    // As SQLite's migration 7: existing keys become CONSOLE keys for every environment and target app.
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN type TEXT NOT NULL DEFAULT 'CONSOLE';
+      ALTER TABLE api_keys ADD COLUMN environments TEXT NOT NULL DEFAULT '[]';
+      ALTER TABLE api_keys ADD COLUMN primary_target_app TEXT;
+      ALTER TABLE api_keys ADD COLUMN secondary_target_apps TEXT NOT NULL DEFAULT '[]';
+    `,
+  },
 ];

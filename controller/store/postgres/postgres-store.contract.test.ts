@@ -53,6 +53,9 @@ describe('test databases', () => {
   });
 });
 
+/** The newest shipped migration: probes below take the versions after it. */
+const NEWEST = Math.max(...PG_MIGRATIONS.map((m) => m.version));
+
 describe('PostgreSQL store', () => {
   let database: TestDatabase;
   const stores: Store[] = [];
@@ -113,7 +116,7 @@ describe('PostgreSQL store', () => {
       await sql(database.url, "INSERT INTO schema_migrations (version, name, applied_time) VALUES (999, 'from the future', 0)");
       await expect(running.ping()).rejects.toThrow(/version 999/);
       const late = storeOn();
-      await expect(late.open!()).rejects.toThrow(/schema is at version 999, newer than this build knows \(1\): refusing to start/);
+      await expect(late.open!()).rejects.toThrow(new RegExp(`schema is at version 999, newer than this build knows \\(${NEWEST}\\): refusing to start`));
       await expect(late.entities.list('gate')).rejects.toThrow(/not open yet/);
     });
 
@@ -121,14 +124,31 @@ describe('PostgreSQL store', () => {
       await (await opened()).close();
       const broken = [
         ...PG_MIGRATIONS,
-        { version: 3, name: 'broken', sql: 'INSERT INTO no_such_table VALUES (1)' },
-        { version: 2, name: 'probe', sql: 'CREATE TABLE probe (x INTEGER)' },
+        { version: NEWEST + 2, name: 'broken', sql: 'INSERT INTO no_such_table VALUES (1)' },
+        { version: NEWEST + 1, name: 'probe', sql: 'CREATE TABLE probe (x INTEGER)' },
       ];
-      await expect(storeOn({ migrations: broken }).open!()).rejects.toThrow(/migration 3 \(broken\) failed: relation "no_such_table" does not exist/);
+      await expect(storeOn({ migrations: broken }).open!()).rejects.toThrow(
+        new RegExp(`migration ${NEWEST + 2} \\(broken\\) failed: relation "no_such_table" does not exist`),
+      );
       expect(await sql(database.url, "SELECT to_regclass('probe') AS probe")).toEqual([{ probe: null }]);
-      const fixed = [...PG_MIGRATIONS, { version: 3, name: 'third', sql: 'ALTER TABLE probe ADD COLUMN extra TEXT' }, broken[2]!];
+      const fixed = [...PG_MIGRATIONS, { version: NEWEST + 2, name: 'third', sql: 'ALTER TABLE probe ADD COLUMN extra TEXT' }, broken[PG_MIGRATIONS.length + 1]!];
       await storeOn({ migrations: fixed }).open!();
-      expect((await sql<{ name: string }>(database.url, 'SELECT name FROM schema_migrations ORDER BY version')).map((r) => r.name)).toEqual(['initial', 'probe', 'third']);
+      expect((await sql<{ name: string }>(database.url, 'SELECT name FROM schema_migrations ORDER BY version')).map((r) => r.name)).toEqual([
+        ...PG_MIGRATIONS.map((m) => m.name),
+        'probe',
+        'third',
+      ]);
+    });
+
+    it('migration 2 turns every existing key into a CONSOLE key without environment or target-app limits', async () => {
+      await (await opened({ migrations: PG_MIGRATIONS.filter((m) => m.version < 2) })).close();
+      await sql(database.url, "INSERT INTO users (email, role, created_time) VALUES ('a@example.com', 'admin', 1)");
+      await sql(
+        database.url,
+        "INSERT INTO api_keys (id, user_email, description, hash, scopes, active, created_time, last_rotated_time) VALUES ('k1', 'a@example.com', 'old', 'hash-k1', '[]', true, 100, NULL)",
+      );
+      const store = await opened();
+      expect(await store.auth.getKey('k1')).toEqual(keyRecord('k1', { description: 'old' }));
     });
 
     it('open() reports an unreachable server', async () => {

@@ -125,4 +125,16 @@ export const MIGRATIONS: Migration[] = [
       WHERE name = 'member' AND builtin = 1;
     `,
   },
+  {
+    version: 7,
+    name: 'key-type-environments-target-apps',
+    // Every key before this one called the Console API: it becomes a CONSOLE key for every
+    // environment and every target app, which is what it could do.
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN type TEXT NOT NULL DEFAULT 'CONSOLE';
+      ALTER TABLE api_keys ADD COLUMN environments TEXT NOT NULL DEFAULT '[]';
+      ALTER TABLE api_keys ADD COLUMN primary_target_app TEXT;
+      ALTER TABLE api_keys ADD COLUMN secondary_target_apps TEXT NOT NULL DEFAULT '[]';
+    `,
+  },
 ];

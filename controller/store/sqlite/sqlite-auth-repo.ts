@@ -12,6 +12,10 @@ interface KeyRow {
   active: number;
   created_time: number;
   last_rotated_time: number | null;
+  type: string;
+  environments: string;
+  primary_target_app: string | null;
+  secondary_target_apps: string;
 }
 
 export class SqliteAuthRepo implements Sync<AuthRepo> {
@@ -27,10 +31,10 @@ export class SqliteAuthRepo implements Sync<AuthRepo> {
       findKeyByHash: db.prepare('SELECT * FROM api_keys WHERE hash = ?'),
       listKeys: db.prepare('SELECT * FROM api_keys ORDER BY created_time, id'),
       insertKey: db.prepare(
-        'INSERT INTO api_keys (id, user_email, description, hash, scopes, active, created_time, last_rotated_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO api_keys (id, user_email, description, hash, scopes, active, created_time, last_rotated_time, type, environments, primary_target_app, secondary_target_apps) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       ),
       updateKey: db.prepare(
-        'UPDATE api_keys SET user_email = ?, description = ?, hash = ?, scopes = ?, active = ?, last_rotated_time = ? WHERE id = ?',
+        'UPDATE api_keys SET user_email = ?, description = ?, hash = ?, scopes = ?, active = ?, last_rotated_time = ?, type = ?, environments = ?, primary_target_app = ?, secondary_target_apps = ? WHERE id = ?',
       ),
       deleteKey: db.prepare('DELETE FROM api_keys WHERE id = ?'),
       countKeys: db.prepare('SELECT COUNT(*) AS n FROM api_keys'),
@@ -65,7 +69,7 @@ export class SqliteAuthRepo implements Sync<AuthRepo> {
   insertKey(key: KeyRecord): void {
     this.writes++;
     try {
-      this.stmts.insertKey.run(key.id, key.userEmail, key.description, key.hash, JSON.stringify(key.scopes), key.active ? 1 : 0, key.createdTime, key.lastRotatedTime);
+      this.stmts.insertKey.run(key.id, key.userEmail, key.description, key.hash, JSON.stringify(key.scopes), key.active ? 1 : 0, key.createdTime, key.lastRotatedTime, ...scopeColumns(key));
     } catch (error) {
       if (isUniqueViolation(error)) throw new DuplicateKeyError(`key ${key.id}`);
       throw error;
@@ -74,7 +78,7 @@ export class SqliteAuthRepo implements Sync<AuthRepo> {
 
   updateKey(key: KeyRecord): void {
     this.writes++;
-    this.stmts.updateKey.run(key.userEmail, key.description, key.hash, JSON.stringify(key.scopes), key.active ? 1 : 0, key.lastRotatedTime, key.id);
+    this.stmts.updateKey.run(key.userEmail, key.description, key.hash, JSON.stringify(key.scopes), key.active ? 1 : 0, key.lastRotatedTime, ...scopeColumns(key), key.id);
   }
 
   deleteKey(id: string): void {
@@ -101,5 +105,13 @@ function toKey(row: KeyRow): KeyRecord {
     active: row.active === 1,
     createdTime: row.created_time,
     lastRotatedTime: row.last_rotated_time,
+    type: row.type as KeyRecord['type'],
+    environments: JSON.parse(row.environments) as string[],
+    primaryTargetApp: row.primary_target_app,
+    secondaryTargetApps: JSON.parse(row.secondary_target_apps) as string[],
   };
+}
+
+function scopeColumns(key: KeyRecord): [string, string, string | null, string] {
+  return [key.type, JSON.stringify(key.environments), key.primaryTargetApp, JSON.stringify(key.secondaryTargetApps)];
 }

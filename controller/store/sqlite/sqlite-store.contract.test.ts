@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { describeStoreContract, gate, reviewRecord } from '../store-contract.js';
+import { describeStoreContract, gate, keyRecord, reviewRecord } from '../store-contract.js';
 import { MIGRATIONS } from './migrations.js';
 import { openSqliteStore } from './open-sqlite-store.js';
 
@@ -107,6 +107,26 @@ describe('SQLite file database', () => {
       await store.close();
     }
     expect(readOnly(path, (db) => db.prepare('SELECT COUNT(*) AS n FROM entities').get())).toEqual({ n: 100 });
+  });
+
+  it('migration 7 turns every existing key into a CONSOLE key without environment or target-app limits', async () => {
+    const path = join(dir, 'console.db');
+    // A database as a build before migration 7 left it (that build's store would open it).
+    const db = new Database(path);
+    db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_time INTEGER NOT NULL)');
+    for (const m of MIGRATIONS.filter((m) => m.version < 7)) {
+      db.exec(m.sql);
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_time) VALUES (?, ?, ?)').run(m.version, m.name, 0);
+    }
+    db.prepare('INSERT INTO users (email, role, created_time) VALUES (?, ?, ?)').run('a@example.com', 'admin', 1);
+    db.prepare('INSERT INTO api_keys (id, user_email, description, hash, scopes, active, created_time, last_rotated_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run('k1', 'a@example.com', 'old', 'hash-k1', '[]', 1, 100, null);
+    db.close();
+    const store = openSqliteStore(path);
+    try {
+      expect(await store.auth.getKey('k1')).toEqual(keyRecord('k1', { description: 'old' }));
+    } finally {
+      await store.close();
+    }
   });
 
   it('leaves a failing migration unrecorded and its changes undone', () => {
