@@ -1,12 +1,13 @@
 /**
  * Overrides in a config repository: files declare them as entity fields, plan shows them, apply
  * writes them (through reviews for gates and experiments), export writes them back, and the plan
- * of the export is empty.
+ * of the export is empty — with archived entities and entities whose optional fields are all left out.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { FsRepoReader } from '../source/fs-repo-reader.js';
 import { loadRepo } from '../source/load-repo.js';
 import { writeFiles } from '../test-support/git-repo.js';
@@ -30,6 +31,10 @@ const FILES: Record<string, string> = {
     '      passingIDs: [tester]',
     '',
   ].join('\n'),
+  // Archived, with overrides: export → plan must keep both.
+  'gates/retired.yaml': 'id: retired\nname: retired\narchived: true\noverrides:\n  failingUserIDs: [zed]\n',
+  // Every optional field left out: the console's defaults must not read as changes.
+  'gates/bare.yaml': 'id: bare\nname: bare\n',
   'layers/home.yaml': [
     'id: home',
     'name: home',
@@ -99,8 +104,8 @@ describe('overrides in a config repository', () => {
   it('validate accepts them; plan shows them on the creates', async () => {
     expect((await loadRepo(new FsRepoReader(repo))).diagnostics).toEqual([]);
     const { plan } = await planAgainstConsole({ desired: new FsRepoReader(repo), client });
-    expect(plan.summary).toMatchObject({ create: 4, update: 0 });
-    const fields = (kind: string) => JSON.stringify(plan.changes.find((ch) => ch.kind === kind)?.fields);
+    expect(plan.summary).toMatchObject({ create: 6, update: 0 });
+    const fields = (kind: string, id = kind === 'gates' ? 'beta' : undefined) => JSON.stringify(plan.changes.find((ch) => ch.kind === kind && (id === undefined || ch.id === id))?.fields);
     expect(fields('gates')).toContain('mallory');
     expect(fields('experiments')).toContain('userIDOverrides');
     expect(fields('layers')).toContain('conditionalOverrides');
@@ -133,9 +138,15 @@ describe('overrides in a config repository', () => {
   });
 
   it('export writes them back, and the plan of the export is empty', async () => {
+    expect((await c.call('GET', '/console/v1/gates/retired')).json().data).toMatchObject({ status: 'Archived', overrides: { failingUserIDs: ['zed'] } });
     await exportConsole(client, exported);
     const gate = await readFile(join(exported, 'gates/beta.yaml'), 'utf8');
     expect(gate).toContain('mallory');
+    const retired = await readFile(join(exported, 'gates/retired.yaml'), 'utf8');
+    expect(retired).toContain('archived: true');
+    expect(retired).toContain('zed');
+    // Only what the file said (and the tag apply marks managed entities with): no defaults written out.
+    expect(Object.keys(parseYaml(await readFile(join(exported, 'gates/bare.yaml'), 'utf8')) as object)).toEqual(['id', 'name', 'tags']);
     expect(await readFile(join(exported, 'layers/home.yaml'), 'utf8')).toContain('experimentName: exp1');
     expect((await loadRepo(new FsRepoReader(exported))).diagnostics).toEqual([]);
     const { plan } = await planAgainstConsole({ desired: new FsRepoReader(exported), client });
