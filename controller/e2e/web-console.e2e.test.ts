@@ -310,6 +310,14 @@ describe('the web console', () => {
     await admin.getByRole('cell', { name: 'carol@example.com' }).waitFor();
     expect(await admin.content()).not.toContain(secret);
     expect((await api('GET', '/console/v1/whoami', undefined, secret))['data']).toMatchObject({ userEmail: 'carol@example.com' });
+    // An SDK key with environments: its secret's prefix names the type; the table shows type and limits.
+    await admin.getByLabel('Type', { exact: true }).selectOption('SERVER');
+    await admin.getByLabel(/^Environments/).fill('staging, production');
+    await admin.getByRole('button', { name: 'Create key' }).click();
+    expect(await admin.getByTestId('new-secret').inputValue()).toMatch(/^secret-/);
+    await admin.getByRole('button', { name: 'Done' }).click();
+    await admin.getByRole('cell', { name: 'environments: staging, production' }).waitFor();
+    await admin.getByRole('cell', { name: 'SERVER', exact: true }).waitFor();
     await admin.getByRole('link', { name: 'Roles' }).click();
     await admin.getByRole('heading', { name: /webhook_receiver/ }).waitFor();
   });

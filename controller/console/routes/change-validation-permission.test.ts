@@ -6,8 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../../store/sqlite/open-sqlite-store.js';
-import { MIGRATIONS } from '../../store/sqlite/migrations.js';
+import { sqliteAtVersion } from '../../test-support/sqlite-at-version.js';
 import { ADMIN_KEY, createTestConsole } from '../../test-support/test-console.js';
 import { useWebhookConsole } from '../../test-support/webhook-console.js';
 import { PERMISSIONS } from '../permissions.js';
@@ -97,10 +96,11 @@ describe('built-in roles of a database from before webhook_receiver', () => {
     const dir = mkdtempSync(join(tmpdir(), 'flagops-roles-migration-'));
     const db = join(dir, 'console.db');
     try {
-      const old = openSqliteStore(db, MIGRATIONS.filter((m) => m.version <= 5));
-      old.roles.upsert({ name: 'admin', permissions: [...PERMISSIONS], builtin: true });
-      old.roles.upsert({ name: 'member', permissions: ['read', 'write', 'submit_reviews', 'approve_reviews', 'commit_reviews', 'validate_changes'], builtin: true });
-      old.roles.upsert({ name: 'ci_receiver', permissions: ['read', 'validate_changes'], builtin: false });
+      const old = sqliteAtVersion(db, 5);
+      const role = old.prepare('INSERT INTO roles (name, permissions, builtin) VALUES (?, ?, ?)');
+      role.run('admin', JSON.stringify([...PERMISSIONS]), 1);
+      role.run('member', JSON.stringify(['read', 'write', 'submit_reviews', 'approve_reviews', 'commit_reviews', 'validate_changes']), 1);
+      role.run('ci_receiver', JSON.stringify(['read', 'validate_changes']), 0);
       old.close();
       const current = createTestConsole({ db });
       try {

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { describeStoreContract, gate, keyRecord, reviewRecord } from '../store-contract.js';
 import { MIGRATIONS } from './migrations.js';
+import { sqliteAtVersion } from '../../test-support/sqlite-at-version.js';
 import { openSqliteStore } from './open-sqlite-store.js';
 
 describeStoreContract('sqlite :memory:', async () => {
@@ -112,12 +113,7 @@ describe('SQLite file database', () => {
   it('migration 7 turns every existing key into a CONSOLE key without environment or target-app limits', async () => {
     const path = join(dir, 'console.db');
     // A database as a build before migration 7 left it (that build's store would open it).
-    const db = new Database(path);
-    db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_time INTEGER NOT NULL)');
-    for (const m of MIGRATIONS.filter((m) => m.version < 7)) {
-      db.exec(m.sql);
-      db.prepare('INSERT INTO schema_migrations (version, name, applied_time) VALUES (?, ?, ?)').run(m.version, m.name, 0);
-    }
+    const db = sqliteAtVersion(path, 6);
     db.prepare('INSERT INTO users (email, role, created_time) VALUES (?, ?, ?)').run('a@example.com', 'admin', 1);
     db.prepare('INSERT INTO api_keys (id, user_email, description, hash, scopes, active, created_time, last_rotated_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run('k1', 'a@example.com', 'old', 'hash-k1', '[]', 1, 100, null);
     db.close();
