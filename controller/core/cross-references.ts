@@ -39,10 +39,13 @@ export function referencesOf(data: JsonObject): Reference[] {
   const walk = (value: unknown, path: string): void => {
     if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${path}[${i}]`));
     else if (isPlainObject(value)) {
-      for (const [key, child] of Object.entries(value)) {
-        const childPath = path === '' ? key : `${path}.${key}`;
-        if (key === 'conditions' && Array.isArray(child)) child.forEach((c, i) => conditionRefs(c, `${childPath}[${i}]`));
-        else if (typeof child === 'object') walk(child, childPath);
+      // Paths are built only where the walk goes on: most fields hold scalars.
+      for (const key of Object.keys(value)) {
+        const child = value[key];
+        if (key === 'conditions' && Array.isArray(child)) {
+          const childPath = path === '' ? key : `${path}.${key}`;
+          child.forEach((c, i) => conditionRefs(c, `${childPath}[${i}]`));
+        } else if (typeof child === 'object' && child !== null) walk(child, path === '' ? key : `${path}.${key}`);
       }
     }
   };
@@ -110,10 +113,10 @@ function environmentLists(data: JsonObject): { property: string; values: unknown
   const walk = (value: unknown, path: string, inList: boolean): void => {
     if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${path}[${i}]`, true));
     else if (isPlainObject(value)) {
-      for (const [key, child] of Object.entries(value)) {
-        const childPath = path === '' ? key : `${path}.${key}`;
-        if (key === 'environments' && inList && Array.isArray(child)) lists.push({ property: childPath, values: child });
-        else if (typeof child === 'object') walk(child, childPath, false);
+      for (const key of Object.keys(value)) {
+        const child = value[key];
+        if (key === 'environments' && inList && Array.isArray(child)) lists.push({ property: path === '' ? key : `${path}.${key}`, values: child });
+        else if (typeof child === 'object' && child !== null) walk(child, path === '' ? key : `${path}.${key}`, false);
       }
     }
   };
