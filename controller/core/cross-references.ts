@@ -36,29 +36,33 @@ export function referencesOf(data: JsonObject): Reference[] {
     if (typeof value === 'string' && value !== '') refs.push({ property: field, folder, id: value });
     else if (Array.isArray(value)) value.forEach((v, i) => typeof v === 'string' && refs.push({ property: `${field}[${i}]`, folder, id: v }));
   }
-  const walk = (value: unknown, path: string): void => {
-    if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${path}[${i}]`));
-    else if (isPlainObject(value)) {
-      // Paths are built only where the walk goes on: most fields hold scalars.
-      for (const key of Object.keys(value)) {
-        const child = value[key];
-        if (key === 'conditions' && Array.isArray(child)) {
-          const childPath = path === '' ? key : `${path}.${key}`;
-          child.forEach((c, i) => conditionRefs(c, `${childPath}[${i}]`));
-        } else if (typeof child === 'object' && child !== null) walk(child, path === '' ? key : `${path}.${key}`);
-      }
-    }
-  };
-  const conditionRefs = (condition: unknown, path: string): void => {
-    if (!isPlainObject(condition) || typeof condition['type'] !== 'string') return;
-    const folder = CONDITION_REFERENCES[condition['type'].toLowerCase()];
-    if (folder === undefined) return;
-    const target = condition['targetValue'];
-    if (typeof target === 'string') refs.push({ property: `${path}.targetValue`, folder, id: target });
-    else if (Array.isArray(target)) target.forEach((v, i) => refs.push({ property: `${path}.targetValue[${i}]`, folder, id: String(v) }));
-  };
-  walk(data, '');
+  walkReferences(data, '', refs);
   return refs;
+}
+
+// The walks are module-level functions, not closures per entity: transpilers that keep function names
+// wrap each closure created in a helper call.
+function walkReferences(value: unknown, path: string, refs: Reference[]): void {
+  if (Array.isArray(value)) value.forEach((item, i) => walkReferences(item, `${path}[${i}]`, refs));
+  else if (isPlainObject(value)) {
+    // Paths are built only where the walk goes on: most fields hold scalars.
+    for (const key of Object.keys(value)) {
+      const child = value[key];
+      if (key === 'conditions' && Array.isArray(child)) {
+        const childPath = path === '' ? key : `${path}.${key}`;
+        child.forEach((c, i) => conditionReferences(c, `${childPath}[${i}]`, refs));
+      } else if (typeof child === 'object' && child !== null) walkReferences(child, path === '' ? key : `${path}.${key}`, refs);
+    }
+  }
+}
+
+function conditionReferences(condition: unknown, path: string, refs: Reference[]): void {
+  if (!isPlainObject(condition) || typeof condition['type'] !== 'string') return;
+  const folder = CONDITION_REFERENCES[condition['type'].toLowerCase()];
+  if (folder === undefined) return;
+  const target = condition['targetValue'];
+  if (typeof target === 'string') refs.push({ property: `${path}.targetValue`, folder, id: target });
+  else if (Array.isArray(target)) target.forEach((v, i) => refs.push({ property: `${path}.targetValue[${i}]`, folder, id: String(v) }));
 }
 
 const DEFAULTS = new Map(ENTITY_SCHEMAS.map((e) => [e.folder, e.defaults]));
@@ -68,6 +72,10 @@ function fieldOf(entity: RepoEntity, field: string): unknown {
   return entity.data[field] ?? DEFAULTS.get(entity.folder)?.[field];
 }
 
+function referenceIssue(entity: RepoEntity, property: string, message: string): Issue {
+  return { file: entity.file, property, message, code: 'reference', severity: 'error' };
+}
+
 /**
  * What the console checks between entities that exist: a holdout and what it holds out randomise on
  * the same idType; an experiment in a layer shares its idType and sets only the layer's parameters,
@@ -75,7 +83,6 @@ function fieldOf(entity: RepoEntity, field: string): unknown {
  */
 function relationIssues(entity: RepoEntity, find: (folder: string, id: string) => RepoEntity | undefined): Issue[] {
   const issues: Issue[] = [];
-  const push = (property: string, message: string): void => void issues.push({ file: entity.file, property, message, code: 'reference', severity: 'error' });
   if (entity.folder === 'holdouts') {
     for (const [field, folder] of [['gateIDs', 'gates'], ['experimentIDs', 'experiments'], ['layerIDs', 'layers']] as const) {
       const ids = entity.data[field];
@@ -83,7 +90,7 @@ function relationIssues(entity: RepoEntity, find: (folder: string, id: string) =
       ids.forEach((id, i) => {
         const target = typeof id === 'string' ? find(folder, id) : undefined;
         if (target && fieldOf(target, 'idType') !== fieldOf(entity, 'idType')) {
-          push(`${field}[${i}]`, `${folder}/${id} uses idType '${String(fieldOf(target, 'idType'))}', the holdout '${String(fieldOf(entity, 'idType'))}'`);
+          issues.push(referenceIssue(entity, `${field}[${i}]`, `${folder}/${id} uses idType '${String(fieldOf(target, 'idType'))}', the holdout '${String(fieldOf(entity, 'idType'))}'`));
         }
       });
     }
@@ -91,15 +98,15 @@ function relationIssues(entity: RepoEntity, find: (folder: string, id: string) =
   if (entity.folder === 'experiments' && typeof entity.data['layerID'] === 'string') {
     const layer = find('layers', entity.data['layerID']);
     if (layer) {
-      if (fieldOf(layer, 'idType') !== fieldOf(entity, 'idType')) push('idType', `must equal the idType of layers/${layer.id} ('${String(fieldOf(layer, 'idType'))}')`);
+      if (fieldOf(layer, 'idType') !== fieldOf(entity, 'idType')) issues.push(referenceIssue(entity, 'idType', `must equal the idType of layers/${layer.id} ('${String(fieldOf(layer, 'idType'))}')`));
       const parameters = new Map(((Array.isArray(layer.data['parameters']) ? layer.data['parameters'] : []) as JsonObject[]).map((p) => [p['name'], p['type']]));
       const groups = (Array.isArray(entity.data['groups']) ? entity.data['groups'] : []) as unknown[];
       groups.forEach((group, i) => {
         const values = isPlainObject(group) && isPlainObject(group['parameterValues']) ? group['parameterValues'] : {};
         for (const [key, value] of Object.entries(values)) {
           const property = `groups[${i}].parameterValues.${key}`;
-          if (!parameters.has(key)) push(property, `is not a parameter of layers/${layer.id} (${[...parameters.keys()].join(', ') || 'it has none'})`);
-          else if (!matchesLayerType(parameters.get(key), value)) push(property, `must be of type ${String(parameters.get(key))}, like the layer's parameter`);
+          if (!parameters.has(key)) issues.push(referenceIssue(entity, property, `is not a parameter of layers/${layer.id} (${[...parameters.keys()].join(', ') || 'it has none'})`));
+          else if (!matchesLayerType(parameters.get(key), value)) issues.push(referenceIssue(entity, property, `must be of type ${String(parameters.get(key))}, like the layer's parameter`));
         }
       });
     }
@@ -107,20 +114,21 @@ function relationIssues(entity: RepoEntity, find: (folder: string, id: string) =
   return issues;
 }
 
+function walkEnvironments(value: unknown, path: string, inList: boolean, lists: { property: string; values: unknown[] }[]): void {
+  if (Array.isArray(value)) value.forEach((item, i) => walkEnvironments(item, `${path}[${i}]`, true, lists));
+  else if (isPlainObject(value)) {
+    for (const key of Object.keys(value)) {
+      const child = value[key];
+      if (key === 'environments' && inList && Array.isArray(child)) lists.push({ property: path === '' ? key : `${path}.${key}`, values: child });
+      else if (typeof child === 'object' && child !== null) walkEnvironments(child, path === '' ? key : `${path}.${key}`, false, lists);
+    }
+  }
+}
+
 /** Paths of every rule `environments` list, with its values. */
 function environmentLists(data: JsonObject): { property: string; values: unknown[] }[] {
   const lists: { property: string; values: unknown[] }[] = [];
-  const walk = (value: unknown, path: string, inList: boolean): void => {
-    if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${path}[${i}]`, true));
-    else if (isPlainObject(value)) {
-      for (const key of Object.keys(value)) {
-        const child = value[key];
-        if (key === 'environments' && inList && Array.isArray(child)) lists.push({ property: path === '' ? key : `${path}.${key}`, values: child });
-        else if (typeof child === 'object' && child !== null) walk(child, path === '' ? key : `${path}.${key}`, false);
-      }
-    }
-  };
-  walk(data, '', false);
+  walkEnvironments(data, '', false, lists);
   if (Array.isArray(data['enabledNonProdEnvironments'])) lists.push({ property: 'enabledNonProdEnvironments', values: data['enabledNonProdEnvironments'] });
   return lists;
 }

@@ -59,20 +59,22 @@ function plainEnough(text: string): boolean {
  * set of collections seen.
  */
 function plainTree(data: unknown, maxDepth: number, mayShare: boolean): boolean {
-  const seen = mayShare ? new Set<object>() : undefined;
-  const visit = (value: unknown, depth: number): boolean => {
-    if (value === null || typeof value !== 'object') return true;
-    if (depth > maxDepth) return false;
-    if (seen) {
-      if (seen.has(value)) return false;
-      seen.add(value);
-    }
-    if (Array.isArray(value)) {
-      for (const item of value) if (!visit(item, depth + 1)) return false;
-    } else {
-      for (const key in value) if (!visit((value as Record<string, unknown>)[key], depth + 1)) return false;
-    }
-    return true;
-  };
-  return visit(data, 1);
+  return visitTree(data, 1, maxDepth, mayShare ? new Set<object>() : undefined);
+}
+
+// A module-level function, not a closure: transpilers that keep function names would wrap a closure
+// in a helper call each time it is created, once per file here.
+function visitTree(value: unknown, depth: number, maxDepth: number, seen: Set<object> | undefined): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  if (depth > maxDepth) return false;
+  if (seen) {
+    if (seen.has(value)) return false;
+    seen.add(value);
+  }
+  if (Array.isArray(value)) {
+    for (const item of value) if (!visitTree(item, depth + 1, maxDepth, seen)) return false;
+  } else {
+    for (const key in value) if (!visitTree((value as Record<string, unknown>)[key], depth + 1, maxDepth, seen)) return false;
+  }
+  return true;
 }
