@@ -28,30 +28,52 @@ export interface Reference {
   id: string;
 }
 
+const FIELD_REFERENCE_ENTRIES = Object.entries(FIELD_REFERENCES);
+
+type EnvironmentList = { property: string; values: unknown[] };
+
 /** Every reference an entity makes to another entity, with the property path that makes it. */
 export function referencesOf(data: JsonObject): Reference[] {
   const refs: Reference[] = [];
-  for (const [field, folder] of Object.entries(FIELD_REFERENCES)) {
+  collect(data, refs, undefined);
+  return refs;
+}
+
+/** The entity's references and, when `lists` is given, its rule `environments` lists, in one walk. */
+function collect(data: JsonObject, refs: Reference[], lists: EnvironmentList[] | undefined): void {
+  for (const [field, folder] of FIELD_REFERENCE_ENTRIES) {
     const value = data[field];
     if (typeof value === 'string' && value !== '') refs.push({ property: field, folder, id: value });
     else if (Array.isArray(value)) value.forEach((v, i) => typeof v === 'string' && refs.push({ property: `${field}[${i}]`, folder, id: v }));
   }
-  walkReferences(data, '', refs);
-  return refs;
+  walk(data, '', false, refs, lists);
+  if (lists && Array.isArray(data['enabledNonProdEnvironments'])) lists.push({ property: 'enabledNonProdEnvironments', values: data['enabledNonProdEnvironments'] });
 }
 
-// The walks are module-level functions, not closures per entity: transpilers that keep function names
-// wrap each closure created in a helper call.
-function walkReferences(value: unknown, path: string, refs: Reference[]): void {
-  if (Array.isArray(value)) value.forEach((item, i) => walkReferences(item, `${path}[${i}]`, refs));
+/**
+ * Two walks in one: references (`refs` set: conditions' targets, not walked into) and environment
+ * lists (`lists` set: an `environments` list of a list item, not walked into). A subtree goes on for
+ * whichever walk still wants it; each keeps its own order. A module-level function, not a closure per
+ * entity (transpilers that keep function names wrap each closure created), and paths are built only
+ * where a walk goes on: most fields hold scalars.
+ */
+function walk(value: unknown, path: string, inList: boolean, refs: Reference[] | undefined, lists: EnvironmentList[] | undefined): void {
+  if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${path}[${i}]`, true, refs, lists));
   else if (isPlainObject(value)) {
-    // Paths are built only where the walk goes on: most fields hold scalars.
     for (const key of Object.keys(value)) {
       const child = value[key];
-      if (key === 'conditions' && Array.isArray(child)) {
+      let childRefs = refs;
+      let childLists = lists;
+      if (refs && key === 'conditions' && Array.isArray(child)) {
         const childPath = path === '' ? key : `${path}.${key}`;
         child.forEach((c, i) => conditionReferences(c, `${childPath}[${i}]`, refs));
-      } else if (typeof child === 'object' && child !== null) walkReferences(child, path === '' ? key : `${path}.${key}`, refs);
+        childRefs = undefined;
+      }
+      if (lists && key === 'environments' && inList && Array.isArray(child)) {
+        lists.push({ property: path === '' ? key : `${path}.${key}`, values: child });
+        childLists = undefined;
+      }
+      if (typeof child === 'object' && child !== null && (childRefs || childLists)) walk(child, path === '' ? key : `${path}.${key}`, false, childRefs, childLists);
     }
   }
 }
@@ -114,25 +136,6 @@ function relationIssues(entity: RepoEntity, find: (folder: string, id: string) =
   return issues;
 }
 
-function walkEnvironments(value: unknown, path: string, inList: boolean, lists: { property: string; values: unknown[] }[]): void {
-  if (Array.isArray(value)) value.forEach((item, i) => walkEnvironments(item, `${path}[${i}]`, true, lists));
-  else if (isPlainObject(value)) {
-    for (const key of Object.keys(value)) {
-      const child = value[key];
-      if (key === 'environments' && inList && Array.isArray(child)) lists.push({ property: path === '' ? key : `${path}.${key}`, values: child });
-      else if (typeof child === 'object' && child !== null) walkEnvironments(child, path === '' ? key : `${path}.${key}`, false, lists);
-    }
-  }
-}
-
-/** Paths of every rule `environments` list, with its values. */
-function environmentLists(data: JsonObject): { property: string; values: unknown[] }[] {
-  const lists: { property: string; values: unknown[] }[] = [];
-  walkEnvironments(data, '', false, lists);
-  if (Array.isArray(data['enabledNonProdEnvironments'])) lists.push({ property: 'enabledNonProdEnvironments', values: data['enabledNonProdEnvironments'] });
-  return lists;
-}
-
 /**
  * Rules that look across files: one file per entity, references to entities the repository declares
  * (segments and gates named in conditions, holdout/experiment/layer/targeting-gate references), and
@@ -153,7 +156,10 @@ export function crossReferenceIssues(entities: readonly RepoEntity[], environmen
   const sortedIds = new Map<string, string[]>();
   const known = new Set(environments ?? []);
   for (const entity of entities) {
-    for (const ref of referencesOf(entity.data)) {
+    const refs: Reference[] = [];
+    const lists: EnvironmentList[] | undefined = environments === undefined ? undefined : [];
+    collect(entity.data, refs, lists);
+    for (const ref of refs) {
       const targets = byFolder.get(ref.folder);
       if (!targets || targets.has(ref.id)) continue;
       let candidates = sortedIds.get(ref.folder);
@@ -168,8 +174,8 @@ export function crossReferenceIssues(entities: readonly RepoEntity[], environmen
       });
     }
     issues.push(...relationIssues(entity, (folder, id) => byFolder.get(folder)?.get(id)));
-    if (environments === undefined) continue;
-    for (const list of environmentLists(entity.data)) {
+    if (lists === undefined) continue;
+    for (const list of lists) {
       list.values.forEach((value, i) => {
         if (typeof value !== 'string' || known.has(value)) return;
         const suggestion = didYouMean(value, [...known]);
