@@ -10,7 +10,8 @@
  * validate every schema, rule and reference, read the console over HTTP, normalise, diff). The planner's peak
  * RSS is its own: the console lives in the other process, as it does in production.
  *
- * Usage: npm run bench:plan [-- --sizes 1000,10000,20000 --runs 3]
+ * Usage: npm run bench:plan [-- --sizes 1000,10000,20000 --runs 3] [--cpu-prof DIR]
+ * `--cpu-prof DIR` writes the planner child's V8 CPU profile (bare parses and plan alike) to DIR.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -127,8 +128,8 @@ async function runPlanner(dir: string, url: string, runs: number): Promise<void>
 
 // ---------------------------------------------------------------- parent
 
-function child(args: string[]): { line: Promise<string>; kill: () => void; done: Promise<void> } {
-  const proc = spawn(process.execPath, ['--import', 'tsx', SELF, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+function child(args: string[], nodeFlags: string[] = []): { line: Promise<string>; kill: () => void; done: Promise<void> } {
+  const proc = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', SELF, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   const line = new Promise<string>((resolve, reject) => {
     proc.stdout.on('data', (chunk: Buffer) => {
@@ -158,6 +159,8 @@ interface Row {
 async function main(): Promise<void> {
   const sizes = arg('sizes', '1000,10000,20000').split(',').map(Number);
   const runs = Number(arg('runs', '3'));
+  const profileDir = arg('cpu-prof', '');
+  const plannerFlags = profileDir === '' ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir];
   const rows: Row[] = [];
   for (const size of sizes) {
     const dir = mkdtempSync(join(tmpdir(), `flagops-bench-plan-${size}-`));
@@ -166,7 +169,7 @@ async function main(): Promise<void> {
       const consoleChild = child(['--role', 'console', '--dir', dir]);
       const { url, changed } = JSON.parse(await consoleChild.line) as { url: string; changed: number };
       try {
-        const planner = child(['--role', 'planner', '--dir', dir, '--url', url, '--runs', String(runs)]);
+        const planner = child(['--role', 'planner', '--dir', dir, '--url', url, '--runs', String(runs)], plannerFlags);
         const result = JSON.parse(await planner.line) as Omit<Row, 'size' | 'updates' | 'expected'> & { summary: Record<string, number> };
         await planner.done;
         const { summary, ...times } = result;

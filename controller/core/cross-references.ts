@@ -28,35 +28,60 @@ export interface Reference {
   id: string;
 }
 
+const FIELD_REFERENCE_ENTRIES = Object.entries(FIELD_REFERENCES);
+
+type EnvironmentList = { property: string; values: unknown[] };
+
 /** Every reference an entity makes to another entity, with the property path that makes it. */
 export function referencesOf(data: JsonObject): Reference[] {
   const refs: Reference[] = [];
-  for (const [field, folder] of Object.entries(FIELD_REFERENCES)) {
+  collect(data, refs, undefined);
+  return refs;
+}
+
+/** The entity's references and, when `lists` is given, its rule `environments` lists, in one walk. */
+function collect(data: JsonObject, refs: Reference[], lists: EnvironmentList[] | undefined): void {
+  for (const [field, folder] of FIELD_REFERENCE_ENTRIES) {
     const value = data[field];
     if (typeof value === 'string' && value !== '') refs.push({ property: field, folder, id: value });
     else if (Array.isArray(value)) value.forEach((v, i) => typeof v === 'string' && refs.push({ property: `${field}[${i}]`, folder, id: v }));
   }
-  const walk = (value: unknown, path: string): void => {
-    if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${path}[${i}]`));
-    else if (isPlainObject(value)) {
-      for (const [key, child] of Object.entries(value)) {
+  walk(data, '', false, refs, lists);
+  overrideReferences(data, refs);
+  if (lists && Array.isArray(data['enabledNonProdEnvironments'])) lists.push({ property: 'enabledNonProdEnvironments', values: data['enabledNonProdEnvironments'] });
+}
+
+/**
+ * Two walks in one: references (`refs` set: conditions' targets, not walked into) and environment
+ * lists (`lists` set: an `environments` list of a list item, not walked into). A subtree goes on for
+ * whichever walk still wants it; each keeps its own order. A module-level function, not a closure per
+ * entity (transpilers that keep function names wrap each closure created), and paths are built only
+ * where a walk goes on: most fields hold scalars.
+ */
+function walk(value: unknown, path: string, inList: boolean, refs: Reference[] | undefined, lists: EnvironmentList[] | undefined): void {
+  if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${path}[${i}]`, true, refs, lists));
+  else if (isPlainObject(value)) {
+    for (const key of Object.keys(value)) {
+      const child = value[key];
+      let childRefs = refs;
+      let childLists = lists;
+      if (refs && key === 'conditions' && Array.isArray(child)) {
         const childPath = path === '' ? key : `${path}.${key}`;
-        if (key === 'conditions' && Array.isArray(child)) child.forEach((c, i) => conditionRefs(c, `${childPath}[${i}]`));
-        else if (typeof child === 'object') walk(child, childPath);
+        child.forEach((c, i) => conditionReferences(c, `${childPath}[${i}]`, refs));
+        childRefs = undefined;
       }
+      if (lists && key === 'environments' && inList && Array.isArray(child)) {
+        lists.push({ property: path === '' ? key : `${path}.${key}`, values: child });
+        childLists = undefined;
+      }
+      if (typeof child === 'object' && child !== null && (childRefs || childLists)) walk(child, path === '' ? key : `${path}.${key}`, false, childRefs, childLists);
     }
-  };
-  const conditionRefs = (condition: unknown, path: string): void => {
-    if (!isPlainObject(condition) || typeof condition['type'] !== 'string') return;
-    const folder = CONDITION_REFERENCES[condition['type'].toLowerCase()];
-    if (folder === undefined) return;
-    const target = condition['targetValue'];
-    if (typeof target === 'string') refs.push({ property: `${path}.targetValue`, folder, id: target });
-    else if (Array.isArray(target)) target.forEach((v, i) => refs.push({ property: `${path}.targetValue[${i}]`, folder, id: String(v) }));
-  };
-  walk(data, '');
-  // Overrides name gates and segments (experiments: `id`, layers: `name`), and a layer's the experiments of the layer.
-  for (const [field, idField] of [['overrides', 'id'], ['conditionalOverrides', 'name'], ['idOverrides', undefined]] as const) {
+  }
+}
+
+/** Overrides name gates and segments (experiments: `id`, layers: `name`), and a layer's the experiments of the layer. */
+function overrideReferences(data: JsonObject, refs: Reference[]): void {
+  for (const [field, idField] of OVERRIDE_FIELDS) {
     const entries = data[field];
     if (!Array.isArray(entries)) continue;
     entries.forEach((entry, i) => {
@@ -67,7 +92,21 @@ export function referencesOf(data: JsonObject): Reference[] {
       if (typeof experiment === 'string') refs.push({ property: `${field}[${i}].experimentName`, folder: 'experiments', id: experiment });
     });
   }
-  return refs;
+}
+
+const OVERRIDE_FIELDS = [
+  ['overrides', 'id'],
+  ['conditionalOverrides', 'name'],
+  ['idOverrides', undefined],
+] as const;
+
+function conditionReferences(condition: unknown, path: string, refs: Reference[]): void {
+  if (!isPlainObject(condition) || typeof condition['type'] !== 'string') return;
+  const folder = CONDITION_REFERENCES[condition['type'].toLowerCase()];
+  if (folder === undefined) return;
+  const target = condition['targetValue'];
+  if (typeof target === 'string') refs.push({ property: `${path}.targetValue`, folder, id: target });
+  else if (Array.isArray(target)) target.forEach((v, i) => refs.push({ property: `${path}.targetValue[${i}]`, folder, id: String(v) }));
 }
 
 const DEFAULTS = new Map(ENTITY_SCHEMAS.map((e) => [e.folder, e.defaults]));
@@ -77,6 +116,10 @@ function fieldOf(entity: RepoEntity, field: string): unknown {
   return entity.data[field] ?? DEFAULTS.get(entity.folder)?.[field];
 }
 
+function referenceIssue(entity: RepoEntity, property: string, message: string): Issue {
+  return { file: entity.file, property, message, code: 'reference', severity: 'error' };
+}
+
 /**
  * What the console checks between entities that exist: a holdout and what it holds out randomise on
  * the same idType; an experiment in a layer shares its idType and sets only the layer's parameters,
@@ -84,7 +127,6 @@ function fieldOf(entity: RepoEntity, field: string): unknown {
  */
 function relationIssues(entity: RepoEntity, find: (folder: string, id: string) => RepoEntity | undefined): Issue[] {
   const issues: Issue[] = [];
-  const push = (property: string, message: string): void => void issues.push({ file: entity.file, property, message, code: 'reference', severity: 'error' });
   if (entity.folder === 'holdouts') {
     for (const [field, folder] of [['gateIDs', 'gates'], ['experimentIDs', 'experiments'], ['layerIDs', 'layers']] as const) {
       const ids = entity.data[field];
@@ -92,7 +134,7 @@ function relationIssues(entity: RepoEntity, find: (folder: string, id: string) =
       ids.forEach((id, i) => {
         const target = typeof id === 'string' ? find(folder, id) : undefined;
         if (target && fieldOf(target, 'idType') !== fieldOf(entity, 'idType')) {
-          push(`${field}[${i}]`, `${folder}/${id} uses idType '${String(fieldOf(target, 'idType'))}', the holdout '${String(fieldOf(entity, 'idType'))}'`);
+          issues.push(referenceIssue(entity, `${field}[${i}]`, `${folder}/${id} uses idType '${String(fieldOf(target, 'idType'))}', the holdout '${String(fieldOf(entity, 'idType'))}'`));
         }
       });
     }
@@ -104,48 +146,30 @@ function relationIssues(entity: RepoEntity, find: (folder: string, id: string) =
         const name = isPlainObject(entry) ? entry['experimentName'] : undefined;
         const experiment = typeof name === 'string' ? find('experiments', name) : undefined;
         if (!isPlainObject(entry) || experiment === undefined) return;
-        if (experiment.data['layerID'] !== entity.id) return push(`${field}[${i}].experimentName`, `experiments/${experiment.id} is not in layers/${entity.id}`);
+        if (experiment.data['layerID'] !== entity.id) return void issues.push(referenceIssue(entity, `${field}[${i}].experimentName`, `experiments/${experiment.id} is not in layers/${entity.id}`));
         const declared = fieldOf(experiment, 'groups');
         const groups = (Array.isArray(declared) ? declared : []).map((g) => (isPlainObject(g) ? g['name'] : undefined));
-        if (!groups.includes(entry['groupName'])) push(`${field}[${i}].groupName`, `names no group of experiments/${experiment.id} ('${String(entry['groupName'])}'); groups: ${groups.join(', ')}`);
+        if (!groups.includes(entry['groupName'])) issues.push(referenceIssue(entity, `${field}[${i}].groupName`, `names no group of experiments/${experiment.id} ('${String(entry['groupName'])}'); groups: ${groups.join(', ')}`));
       });
     }
   }
   if (entity.folder === 'experiments' && typeof entity.data['layerID'] === 'string') {
     const layer = find('layers', entity.data['layerID']);
     if (layer) {
-      if (fieldOf(layer, 'idType') !== fieldOf(entity, 'idType')) push('idType', `must equal the idType of layers/${layer.id} ('${String(fieldOf(layer, 'idType'))}')`);
+      if (fieldOf(layer, 'idType') !== fieldOf(entity, 'idType')) issues.push(referenceIssue(entity, 'idType', `must equal the idType of layers/${layer.id} ('${String(fieldOf(layer, 'idType'))}')`));
       const parameters = new Map(((Array.isArray(layer.data['parameters']) ? layer.data['parameters'] : []) as JsonObject[]).map((p) => [p['name'], p['type']]));
       const groups = (Array.isArray(entity.data['groups']) ? entity.data['groups'] : []) as unknown[];
       groups.forEach((group, i) => {
         const values = isPlainObject(group) && isPlainObject(group['parameterValues']) ? group['parameterValues'] : {};
         for (const [key, value] of Object.entries(values)) {
           const property = `groups[${i}].parameterValues.${key}`;
-          if (!parameters.has(key)) push(property, `is not a parameter of layers/${layer.id} (${[...parameters.keys()].join(', ') || 'it has none'})`);
-          else if (!matchesLayerType(parameters.get(key), value)) push(property, `must be of type ${String(parameters.get(key))}, like the layer's parameter`);
+          if (!parameters.has(key)) issues.push(referenceIssue(entity, property, `is not a parameter of layers/${layer.id} (${[...parameters.keys()].join(', ') || 'it has none'})`));
+          else if (!matchesLayerType(parameters.get(key), value)) issues.push(referenceIssue(entity, property, `must be of type ${String(parameters.get(key))}, like the layer's parameter`));
         }
       });
     }
   }
   return issues;
-}
-
-/** Paths of every rule `environments` list, with its values. */
-function environmentLists(data: JsonObject): { property: string; values: unknown[] }[] {
-  const lists: { property: string; values: unknown[] }[] = [];
-  const walk = (value: unknown, path: string, inList: boolean): void => {
-    if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${path}[${i}]`, true));
-    else if (isPlainObject(value)) {
-      for (const [key, child] of Object.entries(value)) {
-        const childPath = path === '' ? key : `${path}.${key}`;
-        if (key === 'environments' && inList && Array.isArray(child)) lists.push({ property: childPath, values: child });
-        else if (typeof child === 'object') walk(child, childPath, false);
-      }
-    }
-  };
-  walk(data, '', false);
-  if (Array.isArray(data['enabledNonProdEnvironments'])) lists.push({ property: 'enabledNonProdEnvironments', values: data['enabledNonProdEnvironments'] });
-  return lists;
 }
 
 /**
@@ -168,7 +192,10 @@ export function crossReferenceIssues(entities: readonly RepoEntity[], environmen
   const sortedIds = new Map<string, string[]>();
   const known = new Set(environments ?? []);
   for (const entity of entities) {
-    for (const ref of referencesOf(entity.data)) {
+    const refs: Reference[] = [];
+    const lists: EnvironmentList[] | undefined = environments === undefined ? undefined : [];
+    collect(entity.data, refs, lists);
+    for (const ref of refs) {
       const targets = byFolder.get(ref.folder);
       if (!targets || targets.has(ref.id)) continue;
       let candidates = sortedIds.get(ref.folder);
@@ -183,8 +210,8 @@ export function crossReferenceIssues(entities: readonly RepoEntity[], environmen
       });
     }
     issues.push(...relationIssues(entity, (folder, id) => byFolder.get(folder)?.get(id)));
-    if (environments === undefined) continue;
-    for (const list of environmentLists(entity.data)) {
+    if (lists === undefined) continue;
+    for (const list of lists) {
       list.values.forEach((value, i) => {
         if (typeof value !== 'string' || known.has(value)) return;
         const suggestion = didYouMean(value, [...known]);

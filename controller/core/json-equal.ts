@@ -9,8 +9,15 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   if (Array.isArray(b)) return false;
   const ao = a as Record<string, unknown>;
   const bo = b as Record<string, unknown>;
-  const aKeys = Object.keys(ao).filter((k) => ao[k] !== undefined);
-  const bKeys = Object.keys(bo).filter((k) => bo[k] !== undefined);
-  if (aKeys.length !== bKeys.length) return false;
-  return aKeys.every((k) => Object.hasOwn(bo, k) && jsonEqual(ao[k], bo[k]));
+  // Keys holding undefined count as absent. Counted, not filtered into new arrays: this runs on every
+  // entity of a plan.
+  let defined = 0;
+  for (const key of Object.keys(ao)) {
+    const value = ao[key];
+    if (value === undefined) continue;
+    defined++;
+    if (!Object.hasOwn(bo, key) || !jsonEqual(value, bo[key])) return false;
+  }
+  for (const key of Object.keys(bo)) if (bo[key] !== undefined) defined--;
+  return defined === 0;
 }

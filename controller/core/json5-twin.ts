@@ -1,6 +1,6 @@
-import JSON5 from 'json5';
 import type { FieldError } from '../errors.js';
 import { formatJsonPath, NON_FINITE_MESSAGE, nonFiniteNumberPaths } from '../../schemas/json-value.js';
+import { parseJson5 } from './fast-json5.js';
 import { jsonEqual } from './json-equal.js';
 
 export interface TwinResult {
@@ -18,7 +18,7 @@ export function checkJson5Twin(plain: unknown, json5: unknown, plainPath: string
   if (typeof json5 !== 'string') return { errors: [{ property: json5Path, errorMessage: 'must be a string of JSON5 text' }] };
   let parsed: unknown;
   try {
-    parsed = JSON5.parse(json5);
+    parsed = parseJson5(json5);
   } catch (error) {
     return { errors: [{ property: json5Path, errorMessage: `is not valid JSON5: ${(error as Error).message}` }] };
   }

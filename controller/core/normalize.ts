@@ -79,21 +79,68 @@ function pick(shape: Shape, value: unknown, nested: boolean): unknown {
 const isEmpty = (v: unknown): boolean =>
   v === null || v === undefined || v === false || v === '' || (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0);
 
+/** One top-level field of a kind's canonical form, compiled once per kind. */
+interface TopField {
+  key: string;
+  twin: string;
+  shape: () => Shape;
+  /** Kept even when empty: fields with a default, the id and the name. */
+  keepEmpty: boolean;
+  stamped: boolean;
+}
+
+const topFields = new Map<string, TopField[]>();
+
+/** The fields a file may set, in file-key order, with what pick's object branch would do with each. */
+function topFieldsOf(entry: EntitySchemaEntry): TopField[] {
+  let fields = topFields.get(entry.kind);
+  if (fields === undefined) {
+    const shape = shapeOf(entityFileSchema(entry));
+    const byKey = new Map(shape.type === 'object' ? shape.fields.map((f) => [f.key, f]) : []);
+    fields = [];
+    for (const key of fileKeysOf(entry)) {
+      const field = byKey.get(key);
+      if (!field) continue;
+      fields.push({
+        key,
+        twin: field.twin,
+        shape: field.shape,
+        keepEmpty: key in entry.defaults || key === entry.idField || key === 'name',
+        stamped: (STAMPED_WHEN_UNSET as readonly string[]).includes(key),
+      });
+    }
+    topFields.set(entry.kind, fields);
+  }
+  return fields;
+}
+
 /**
  * The canonical form of an entity, from a file's fields or a console read alike: defaults filled,
  * values their JSON5 twins carry left to the twin, only the fields a file may set (in schema order),
  * optional fields without a default dropped when empty, and the creator stamp dropped when not set.
  */
 export function normalizeEntity(entry: EntitySchemaEntry, value: JsonObject): JsonObject {
+  return canonical(entry, value, undefined);
+}
+
+/**
+ * normalizeEntity in one pass: a field is the entity's own value, else the kind's default (as if the
+ * value were laid over the defaults), with neither merged copy nor second object built. `desired`,
+ * when given, drops the creator stamp wherever it leaves the stamp unset (normalizeLive).
+ */
+function canonical(entry: EntitySchemaEntry, value: JsonObject, desired: JsonObject | null | undefined): JsonObject {
   // Defaults are shared, not cloned: canonical forms are read, never mutated in place.
-  const picked = pick(shapeOf(entityFileSchema(entry)), Object.assign({}, entry.defaults, value), false) as JsonObject;
+  const defaults = entry.defaults;
   const out: JsonObject = {};
-  for (const key of fileKeysOf(entry)) {
-    if (!(key in picked)) continue;
-    const v = picked[key];
-    if (!(key in entry.defaults) && key !== entry.idField && key !== 'name' && isEmpty(v)) continue;
-    if ((STAMPED_WHEN_UNSET as readonly string[]).includes(key) && v === null) continue;
-    out[key] = v;
+  for (const field of topFieldsOf(entry)) {
+    const raw = Object.hasOwn(value, field.key) ? value[field.key] : defaults[field.key];
+    if (raw === undefined) continue;
+    const twin = Object.hasOwn(value, field.twin) ? value[field.twin] : defaults[field.twin];
+    if (typeof twin === 'string') continue;
+    if (field.stamped && (raw === null || (desired !== undefined && desired?.[field.key] === undefined))) continue;
+    const v = pick(field.shape(), raw, true);
+    if (!field.keepEmpty && isEmpty(v)) continue;
+    out[field.key] = v;
   }
   return out;
 }
@@ -115,13 +162,22 @@ function itemKey(item: unknown): string | undefined {
  * set them. Walks lists and their items only (rules, variants, groups): object-valued fields are JSON
  * values or settings, where the console generates nothing.
  */
-function alignItems(live: JsonObject, desired: unknown): JsonObject {
+function alignItems(live: JsonObject, desired: unknown, drop?: readonly string[]): JsonObject {
   const out: JsonObject = {};
   for (const key in live) {
+    if (drop !== undefined && drop.includes(key)) continue;
     const v = live[key];
     out[key] = Array.isArray(v) ? alignList(v, isObject(desired) ? desired[key] : undefined) : v;
   }
   return out;
+}
+
+/** Which generated item fields a live item loses: those its desired counterpart doesn't set. */
+function generatedToDrop(counterpart: unknown): readonly string[] {
+  if (!isObject(counterpart)) return GENERATED_ITEM_FIELDS;
+  const keepId = counterpart['id'] !== undefined;
+  const keepBase = counterpart['baseID'] !== undefined;
+  return keepId ? (keepBase ? [] : ['baseID']) : keepBase ? ['id'] : GENERATED_ITEM_FIELDS;
 }
 
 function alignList(live: unknown[], desired: unknown): unknown[] {
@@ -131,12 +187,10 @@ function alignList(live: unknown[], desired: unknown): unknown[] {
     if (!isObject(item)) return item;
     const name = itemKey(item);
     const counterpart = name !== undefined ? byName.get(name) : Array.isArray(desired) ? desired[i] : undefined;
-    const aligned = alignItems(item, counterpart);
     // The console names what it generates ids for (rules, variants, groups); in an unnamed item (an
-    // experiment override's gate `id`) the id is the client's own.
-    if (name === undefined) return aligned;
-    for (const key of GENERATED_ITEM_FIELDS) if (!(isObject(counterpart) && counterpart[key] !== undefined)) delete aligned[key];
-    return aligned;
+    // experiment override's gate `id`) the id is the client's own. Built without the generated fields
+    // rather than deleted after: objects stay in fast mode.
+    return alignItems(item, counterpart, name === undefined ? undefined : generatedToDrop(counterpart));
   });
 }
 
@@ -145,11 +199,15 @@ function alignList(live: unknown[], desired: unknown): unknown[] {
  * fills in on its own where the file is silent (creator stamp, rule and variant ids).
  */
 export function normalizeLive(entry: EntitySchemaEntry, live: JsonObject, desired?: JsonObject): JsonObject {
-  const out = normalizeEntity(entry, live);
+  const out = canonical(entry, live, desired ?? null);
   // A read shows the archived state as its status; a file says `archived: true`.
   if (isArchivedLive(entry, live)) out[ARCHIVED_FIELD] = true;
-  for (const key of STAMPED_WHEN_UNSET) if (desired?.[key] === undefined) delete out[key];
-  return alignItems(out, desired);
+  // Only list-valued fields change: the canonical form is this call's own, so they are replaced in place.
+  for (const key in out) {
+    const v = out[key];
+    if (Array.isArray(v)) out[key] = alignList(v, desired?.[key]);
+  }
+  return out;
 }
 
 /**

@@ -78,9 +78,13 @@ export interface PlanOptions {
   drift?: { identity: string; policyOf: (folder: string, id: string) => DriftPolicy };
 }
 
-/** The managed tag is flagops' own bookkeeping: plans neither add it nor report it. */
+/**
+ * The managed tag is flagops' own bookkeeping: plans neither add it nor report it. Takes a canonical
+ * form its caller just built (and owns): the tag list is replaced in place, not copied with the entity.
+ */
 function withoutTag(data: JsonObject, tag: string): JsonObject {
-  return Array.isArray(data['tags']) && data['tags'].includes(tag) ? { ...data, tags: data['tags'].filter((t) => t !== tag) } : data;
+  if (Array.isArray(data['tags']) && data['tags'].includes(tag)) data['tags'] = data['tags'].filter((t) => t !== tag);
+  return data;
 }
 
 const ORDER = new Map(ENTITY_SCHEMAS.map((e, i) => [e.folder, i]));

@@ -49,6 +49,11 @@ function twinsOf(entry: EntitySchemaEntry): [key: string, twin: string][] {
   return twins;
 }
 
+// Module level, not a closure per file: transpilers that keep function names wrap each closure created.
+function fileIssue(file: string, property: string, message: string, code: IssueCode, at?: 'key' | 'value'): Issue {
+  return { file, property, message, code, severity: 'error', ...(at ? { at } : {}) };
+}
+
 export interface EntityFileResult {
   /** The entity, when the file passed its schema (it may still break a kind rule). */
   entity?: RepoEntity;
@@ -62,15 +67,14 @@ export interface EntityFileResult {
  * keys), no server-managed fields, the id equal to the file name, and the kind's pure rules.
  */
 export function validateEntityFile(entry: EntitySchemaEntry, file: string, stem: string, data: unknown): EntityFileResult {
-  const issue = (property: string, message: string, code: IssueCode, at?: 'key' | 'value'): Issue => ({ file, property, message, code, severity: 'error', ...(at ? { at } : {}) });
   if (!isPlainObject(data)) {
     const what = data === null || data === undefined ? 'is empty' : 'is not a YAML mapping';
-    return { issues: [issue('', `${what}: an entity file holds one mapping of ${entry.kind.replace(/_/g, ' ')} fields`, 'not-a-mapping')] };
+    return { issues: [fileIssue(file, '', `${what}: an entity file holds one mapping of ${entry.kind.replace(/_/g, ' ')} fields`, 'not-a-mapping')] };
   }
   const issues: Issue[] = [];
   const readOnly = readOnlyFields(entry);
   for (const key of Object.keys(data)) {
-    if (readOnly.has(key)) issues.push(issue(key, 'is managed by the console and cannot be set in a file', 'server-field', 'key'));
+    if (readOnly.has(key)) issues.push(fileIssue(file, key, 'is managed by the console and cannot be set in a file', 'server-field', 'key'));
   }
   const parsed = parseWith(entityFileSchema(entry), data);
   if (!parsed.ok) {
@@ -78,20 +82,20 @@ export function validateEntityFile(entry: EntitySchemaEntry, file: string, stem:
       const unknown = UNKNOWN.test(error.errorMessage);
       if (unknown && readOnly.has(error.property)) continue;
       if (error.property === entry.idField && error.errorMessage === 'is required') {
-        issues.push(issue(entry.idField, `is required and must equal the file name: ${entry.idField}: ${stem}`, 'id-mismatch'));
+        issues.push(fileIssue(file, entry.idField, `is required and must equal the file name: ${entry.idField}: ${stem}`, 'id-mismatch'));
         continue;
       }
-      issues.push(issue(error.property === '(body)' ? '' : error.property, error.errorMessage, unknown ? 'unknown-field' : 'schema', unknown ? 'key' : undefined));
+      issues.push(fileIssue(file, error.property === '(body)' ? '' : error.property, error.errorMessage, unknown ? 'unknown-field' : 'schema', unknown ? 'key' : undefined));
     }
   }
   const id = data[entry.idField];
   const declared: RepoEntity = { folder: entry.folder, kind: entry.kind, id: typeof id === 'string' ? id : stem, file, data };
   if (typeof id === 'string' && id !== stem) {
-    issues.push(issue(entry.idField, `must equal the file name: '${id}' is declared in ${file}, which names '${stem}'`, 'id-mismatch'));
+    issues.push(fileIssue(file, entry.idField, `must equal the file name: '${id}' is declared in ${file}, which names '${stem}'`, 'id-mismatch'));
   }
   if (!parsed.ok) return { declared, issues };
   const value = parsed.value as JsonObject;
-  for (const error of entityRuleErrors(entry.kind, withDefaults(entry, value))) issues.push(issue(error.property, error.errorMessage, 'rule'));
+  for (const error of entityRuleErrors(entry.kind, withDefaults(entry, value))) issues.push(fileIssue(file, error.property, error.errorMessage, 'rule'));
   const entity: RepoEntity = { ...declared, data: value };
   return { entity, declared: entity, issues };
 }

@@ -6,9 +6,10 @@ import { CORE_SCHEMA, load } from 'js-yaml';
  * when it is sure the result is what `yaml` would give with no error and no warning; anything else —
  * a syntax error, a duplicate key, a tag, a directive, an alias to a collection, a binary integer,
  * a flow collection that would draw `yaml`'s indentation warning — returns undefined and the caller
- * takes the full `yaml` parse, which stays the one source of messages and positions.
+ * takes the full `yaml` parse, which stays the one source of messages and positions. So does data
+ * nested deeper than `maxDepth` mappings and sequences.
  */
-export function fastYamlLoad(text: string): { data: unknown } | undefined {
+export function fastYamlLoad(text: string, maxDepth = Infinity): { data: unknown } | undefined {
   if (!plainEnough(text)) return undefined;
   let data: unknown;
   try {
@@ -19,7 +20,7 @@ export function fastYamlLoad(text: string): { data: unknown } | undefined {
   }
   // An empty document: js-yaml says undefined, `yaml` says null (and undefined means "does not parse").
   if (data === undefined) data = null;
-  return sharesNoCollection(data) ? { data } : undefined;
+  return plainTree(data, maxDepth, text.includes('*')) ? { data } : undefined;
 }
 
 const DIRECTIVE = /^%/m;
@@ -33,7 +34,8 @@ const FLOW_END_AT_LINE_START = /^ *[\]}]/;
  * outside a block scalar (`yaml` warns when that end is not indented more than its parent).
  */
 function plainEnough(text: string): boolean {
-  if (DIRECTIVE.test(text) || BINARY_INT.test(text)) return false;
+  // The plain substring tests first: the regular expressions run only on the texts that could match.
+  if ((text.includes('%') && DIRECTIVE.test(text)) || (text.includes('0b') && BINARY_INT.test(text))) return false;
   if (!text.includes('\n]') && !text.includes('\n}') && !/\n +[\]}]/.test(text)) return true;
   let blockParent = -1;
   for (const line of text.split('\n')) {
@@ -51,15 +53,28 @@ function plainEnough(text: string): boolean {
 
 /**
  * js-yaml resolves an alias to the very object its anchor built, where `yaml` copies and counts
- * expansions (maxAliasCount): a collection met twice sends the file down the full parse.
+ * expansions (maxAliasCount): a collection met twice sends the file down the full parse. So does a
+ * collection nested deeper than `maxDepth` (the root collection is level 1), which the full parse
+ * reports. Only a text with an alias (`*`) can share a collection, so only such a text pays for the
+ * set of collections seen.
  */
-function sharesNoCollection(data: unknown): boolean {
-  const seen = new Set<object>();
-  const visit = (value: unknown): boolean => {
-    if (value === null || typeof value !== 'object') return true;
+function plainTree(data: unknown, maxDepth: number, mayShare: boolean): boolean {
+  return visitTree(data, 1, maxDepth, mayShare ? new Set<object>() : undefined);
+}
+
+// A module-level function, not a closure: transpilers that keep function names would wrap a closure
+// in a helper call each time it is created, once per file here.
+function visitTree(value: unknown, depth: number, maxDepth: number, seen: Set<object> | undefined): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  if (depth > maxDepth) return false;
+  if (seen) {
     if (seen.has(value)) return false;
     seen.add(value);
-    return (Array.isArray(value) ? value : Object.values(value as Record<string, unknown>)).every(visit);
-  };
-  return visit(data);
+  }
+  if (Array.isArray(value)) {
+    for (const item of value) if (!visitTree(item, depth + 1, maxDepth, seen)) return false;
+  } else {
+    for (const key in value) if (!visitTree((value as Record<string, unknown>)[key], depth + 1, maxDepth, seen)) return false;
+  }
+  return true;
 }

@@ -187,9 +187,11 @@ export class FsRepoReader implements RepoReader {
       const buffer = Buffer.allocUnsafe(stats.size + 1);
       let length = 0;
       while (length < buffer.length) {
-        const n = readSync(fd, buffer, length, buffer.length - length, null);
-        if (n === 0) break;
+        const wanted = buffer.length - length;
+        const n = readSync(fd, buffer, length, wanted, null);
         length += n;
+        // A regular file reads short only at its end: no second call just to be told so.
+        if (n < wanted) break;
       }
       if (length > stats.size) return { path, message: 'changed while it was read; not read' };
       return buffer.toString('utf8', 0, length);

@@ -62,7 +62,8 @@ const DIRECTIVE = /^#\s*flagops:\s*drift\s*=\s*(\S*)\s*$/m;
  * flagops.yaml (comments, so the entity's fields stay exactly the API's).
  */
 export function driftDirective(path: string, text: string): { policy?: 'detect' | 'heal' | 'adopt'; issue?: Diagnostic } {
-  const match = DIRECTIVE.exec(text);
+  // Most files have none: the substring test spares them the multi-line regular expression.
+  const match = text.includes('flagops:') ? DIRECTIVE.exec(text) : null;
   if (!match) return {};
   const value = match[1] ?? '';
   if (value === 'detect' || value === 'heal' || value === 'adopt') return { policy: value };

@@ -86,12 +86,12 @@ function insideBlock(node: unknown, message: string, text: string, lineCounter: 
 export function parseYamlFile(file: string, text: string): ParsedYamlFile {
   let fast: { data: unknown } | undefined;
   try {
-    fast = fastYamlLoad(text);
+    fast = fastYamlLoad(text, MAX_DEPTH);
   } catch {
     // Whatever the fast path trips on, the full parse reports with a position.
     fast = undefined;
   }
-  if (!fast || depthOf(fast.data, MAX_DEPTH) > MAX_DEPTH) return parseYamlFileFully(file, text);
+  if (!fast) return parseYamlFileFully(file, text);
   let full: ParsedYamlFile | undefined;
   return {
     file,
