@@ -1,7 +1,8 @@
+import { scopeColumns, scopeFields, type KeyScopeRow } from '../key-scope-columns.js';
 import { DuplicateKeyError, type AuthRepo, type KeyRecord, type UserRecord } from '../ports.js';
 import { bumpMark, type PgContext } from './pg-context.js';
 
-interface KeyRow {
+interface KeyRow extends KeyScopeRow {
   id: string;
   user_email: string;
   description: string;
@@ -10,10 +11,6 @@ interface KeyRow {
   active: boolean;
   created_time: number;
   last_rotated_time: number | null;
-  type: string;
-  environments: string;
-  primary_target_app: string | null;
-  secondary_target_apps: string;
 }
 
 const KEY_COLUMNS = 'id, user_email, description, hash, scopes, active, created_time, last_rotated_time, type, environments, primary_target_app, secondary_target_apps';
@@ -95,13 +92,7 @@ function toKey(row: KeyRow): KeyRecord {
     active: row.active,
     createdTime: row.created_time,
     lastRotatedTime: row.last_rotated_time,
-    type: row.type as KeyRecord['type'],
-    environments: JSON.parse(row.environments) as string[],
-    primaryTargetApp: row.primary_target_app,
-    secondaryTargetApps: JSON.parse(row.secondary_target_apps) as string[],
+    ...scopeFields(row),
   };
 }
 
-function scopeColumns(key: KeyRecord): [string, string, string | null, string] {
-  return [key.type, JSON.stringify(key.environments), key.primaryTargetApp, JSON.stringify(key.secondaryTargetApps)];
-}

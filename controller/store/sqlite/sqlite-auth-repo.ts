@@ -1,9 +1,10 @@
 import type Database from 'better-sqlite3';
+import { scopeColumns, scopeFields, type KeyScopeRow } from '../key-scope-columns.js';
 import { DuplicateKeyError, type AuthRepo, type KeyRecord, type UserRecord } from '../ports.js';
 import type { Sync } from '../sync-backed-store.js';
 import { isUniqueViolation } from './sqlite-entity-repo.js';
 
-interface KeyRow {
+interface KeyRow extends KeyScopeRow {
   id: string;
   user_email: string;
   description: string;
@@ -12,10 +13,6 @@ interface KeyRow {
   active: number;
   created_time: number;
   last_rotated_time: number | null;
-  type: string;
-  environments: string;
-  primary_target_app: string | null;
-  secondary_target_apps: string;
 }
 
 export class SqliteAuthRepo implements Sync<AuthRepo> {
@@ -105,13 +102,7 @@ function toKey(row: KeyRow): KeyRecord {
     active: row.active === 1,
     createdTime: row.created_time,
     lastRotatedTime: row.last_rotated_time,
-    type: row.type as KeyRecord['type'],
-    environments: JSON.parse(row.environments) as string[],
-    primaryTargetApp: row.primary_target_app,
-    secondaryTargetApps: JSON.parse(row.secondary_target_apps) as string[],
+    ...scopeFields(row),
   };
 }
 
-function scopeColumns(key: KeyRecord): [string, string, string | null, string] {
-  return [key.type, JSON.stringify(key.environments), key.primaryTargetApp, JSON.stringify(key.secondaryTargetApps)];
-}
