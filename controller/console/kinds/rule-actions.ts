@@ -73,6 +73,19 @@ function indexOfRule(kind: RuleKind, entity: JsonObject, ruleID: string): number
  * `PATCH|DELETE /{kind}/{id}/rules/{ruleID}`. Every write is an entity write like a PATCH of `rules`
  * (version, audit, review gate, If-Match); new rules get their ids when the kind prepares the entity.
  */
+/**
+ * The entity with changes merged into the rules at the given indexes, checked for clashes with the
+ * rules left alone and by the kind's rules, errors named by `property` (the body path of each change).
+ */
+function withRuleChanges(kind: RuleKind, entity: JsonObject, changes: ReadonlyMap<number, { change: JsonObject; property: string }>): JsonObject {
+  const rules = [...rulesOf(entity)];
+  for (const [k, { change }] of changes) rules[k] = merged(rules[k] ?? {}, change);
+  assertNoConflict(kind, entity, rules, new Set(changes.keys()));
+  const after = { ...entity, rules };
+  assertValid(kind, after, new Map([...changes].map(([k, { property }]) => [k, property])));
+  return after;
+}
+
 export function ruleSubresource(kind: RuleKind): { actions: Record<string, ActionDef>; views: Record<string, ViewDef> } {
   const name = kind.label.toLowerCase();
   const updated = `${kind.label} updated successfully.`;
@@ -105,18 +118,13 @@ export function ruleSubresource(kind: RuleKind): { actions: Record<string, Actio
         body: kind.schemas.updateMany,
         apply: (entity, body) => {
           const changes = (body as { rules: (JsonObject & { id: string })[] }).rules;
-          const rules = [...rulesOf(entity)];
-          const toBody = new Map<number, string>();
+          const byIndex = new Map<number, { change: JsonObject; property: string }>();
           changes.forEach((change, j) => {
             const k = indexOfRule(kind, entity, change.id);
-            if (toBody.has(k)) throw new InputError(`Invalid ${name} rule.`, [{ property: `rules[${j}].id`, errorMessage: `names rule '${change.id}' a second time` }]);
-            toBody.set(k, `rules[${j}]`);
-            rules[k] = merged(rules[k] ?? {}, change);
+            if (byIndex.has(k)) throw new InputError(`Invalid ${name} rule.`, [{ property: `rules[${j}].id`, errorMessage: `names rule '${change.id}' a second time` }]);
+            byIndex.set(k, { change, property: `rules[${j}]` });
           });
-          assertNoConflict(kind, entity, rules, new Set(toBody.keys()));
-          const after = { ...entity, rules };
-          assertValid(kind, after, toBody);
-          return after;
+          return withRuleChanges(kind, entity, byIndex);
         },
       },
       update_rule: {
@@ -133,12 +141,7 @@ export function ruleSubresource(kind: RuleKind): { actions: Record<string, Actio
           if (change['id'] !== undefined && change['id'] !== ruleID) {
             throw new InputError(`Invalid ${name} rule.`, [{ property: 'id', errorMessage: `must equal the rule id in the path (${ruleID}) or be left out` }]);
           }
-          const rules = [...rulesOf(entity)];
-          rules[k] = merged(rules[k] ?? {}, change);
-          assertNoConflict(kind, entity, rules, new Set([k]));
-          const after = { ...entity, rules };
-          assertValid(kind, after, new Map([[k, '']]));
-          return after;
+          return withRuleChanges(kind, entity, new Map([[k, { change, property: '' }]]));
         },
       },
       delete_rule: {
