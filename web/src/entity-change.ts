@@ -1,8 +1,7 @@
-import type { z } from 'zod';
 import { DynamicConfigPatchSchema } from '../../schemas/dynamic-config.js';
 import { GatePatchSchema } from '../../schemas/gate.js';
 import { RuleRolloutShape } from '../../schemas/rule.js';
-import type { FieldProblem, Json } from './api.js';
+import { zodProblems, type FieldProblem, type Json } from './api.js';
 import { parseEditor, type EditorValue } from './components/value-editor.js';
 import { jsonEqual } from './field-changes.js';
 
@@ -28,7 +27,6 @@ export interface EditedFields {
   defaultValue?: EditorValue;
 }
 
-export const zodProblems = (error: z.ZodError): FieldProblem[] => error.issues.map((i) => ({ property: i.path.join('.'), errorMessage: i.message }));
 
 /**
  * The partial update the form asks for: only the fields that differ from the entity, checked with the

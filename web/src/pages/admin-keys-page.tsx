@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import type { z } from 'zod';
 import { KEY_TYPES, KeyCreateSchema, type KeySchema, type KeyType } from '../../../schemas/key.js';
 import type { RoleSchema } from '../../../schemas/role.js';
-import { ApiError } from '../api.js';
+import { ApiError, zodProblems } from '../api.js';
 import { AdminNav } from '../components/admin-nav.js';
 import { ErrorBox } from '../components/error-box.js';
 import { showTime } from '../format.js';
@@ -80,7 +80,7 @@ export function AdminKeysPage() {
     };
     const checked = KeyCreateSchema.safeParse(body);
     if (!checked.success) {
-      setError(new ApiError(0, 'The key is not valid.', checked.error.issues.map((i) => ({ property: i.path.join('.'), errorMessage: i.message }))));
+      setError(new ApiError(0, 'The key is not valid.', zodProblems(checked.error)));
       return;
     }
     try {

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { z } from 'zod';
 import { PERMISSIONS, RoleCreateSchema, type Permission, type RoleSchema } from '../../../schemas/role.js';
-import { ApiError } from '../api.js';
+import { ApiError, zodProblems } from '../api.js';
 import { AdminNav } from '../components/admin-nav.js';
 import { ErrorBox } from '../components/error-box.js';
 import { humanize } from '../format.js';
@@ -88,7 +88,7 @@ export function AdminRolesPage() {
     const body = { name: name.trim(), permissions };
     const checked = RoleCreateSchema.safeParse(body);
     if (!checked.success) {
-      setError(new ApiError(0, 'The role is not valid.', checked.error.issues.map((i) => ({ property: i.path.join('.'), errorMessage: i.message }))));
+      setError(new ApiError(0, 'The role is not valid.', zodProblems(checked.error)));
       return;
     }
     try {

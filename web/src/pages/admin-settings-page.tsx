@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { PrecommitWebhookSettingsUpdateSchema, type PrecommitWebhookSettings, type PrecommitWebhookSettingsUpdate, type ReviewsSettings } from '../../../schemas/settings.js';
-import { ApiError } from '../api.js';
+import { ApiError, zodProblems } from '../api.js';
 import { AdminNav } from '../components/admin-nav.js';
 import { ErrorBox } from '../components/error-box.js';
 import { SaveFooter } from '../components/save-footer.js';
@@ -77,7 +77,7 @@ function WebhookFields({ initial }: { initial: PrecommitWebhookSettings }) {
     const body: PrecommitWebhookSettingsUpdate = { webhookURL: url.trim(), initialMessage: message, ...(key ? { webhookKey: key } : {}) };
     const checked = PrecommitWebhookSettingsUpdateSchema.safeParse(body);
     if (!checked.success) {
-      setError(new ApiError(0, 'The settings are not valid.', checked.error.issues.map((i) => ({ property: i.path.join('.'), errorMessage: i.message }))));
+      setError(new ApiError(0, 'The settings are not valid.', zodProblems(checked.error)));
       return;
     }
     try {
