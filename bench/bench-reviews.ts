@@ -17,7 +17,7 @@
  *
  *   npm run bench:reviews [-- --changes 500 --concurrency 16 --rounds 9 --warmups 4 --steady-ms 1000 --profile DIR]
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -60,16 +60,14 @@ function ownCpuMs(): number {
   return (usage.user + usage.system) / 1000;
 }
 
-async function startConsole(db: string): Promise<{ pid: number | undefined; url: string; stop: () => Promise<void> }> {
-  const profile = values.profile === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', values.profile];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', MAIN, 'serve', '--port', '0', '--db', db, '--webhook-timeout', '120000'], {
-    env: { ...process.env, FLAGOPS_BOOTSTRAP_KEY: ADMIN },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+type Started = { pid: number | undefined; url: string; stop: () => Promise<void> };
+
+/** Resolves once the child prints the URL it listens on; fails if it exits first. */
+async function listening(child: ChildProcess, what: string): Promise<Started> {
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
-    child.once('exit', (code) => reject(new Error(`console exited with ${code}`)));
-    child.stdout.on('data', (chunk: Buffer) => {
+    child.once('exit', (code) => reject(new Error(`${what} exited with ${code}`)));
+    child.stdout?.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const match = /listening on (http:\/\/\S+)/.exec(out);
       if (match?.[1]) resolve(match[1]);
@@ -79,20 +77,19 @@ async function startConsole(db: string): Promise<{ pid: number | undefined; url:
   return { pid: child.pid, url, stop: () => new Promise((done) => (child.once('exit', () => done()), child.kill('SIGTERM'))) };
 }
 
-/** The protocol floor (bench/floor-server.ts) in its own process, as the console runs in its own. */
-async function startFloor(webhookUrl: string): Promise<{ pid: number | undefined; url: string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', FLOOR, webhookUrl, WEBHOOK_KEY, FLOOR_BOB, FLOOR_CAROL, FLOOR_VALIDATOR], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.once('exit', (code) => reject(new Error(`floor server exited with ${code}`)));
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match?.[1]) resolve(match[1]);
-    });
+async function startConsole(db: string): Promise<Started> {
+  const profile = values.profile === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', values.profile];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', MAIN, 'serve', '--port', '0', '--db', db, '--webhook-timeout', '120000'], {
+    env: { ...process.env, FLAGOPS_BOOTSTRAP_KEY: ADMIN },
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
-  child.removeAllListeners('exit');
-  return { pid: child.pid, url, stop: () => new Promise((done) => (child.once('exit', () => done()), child.kill('SIGTERM'))) };
+  return listening(child, 'console');
+}
+
+/** The protocol floor (bench/floor-server.ts) in its own process, as the console runs in its own. */
+async function startFloor(webhookUrl: string): Promise<Started> {
+  const child = spawn(process.execPath, ['--import', 'tsx', FLOOR, webhookUrl, WEBHOOK_KEY, FLOOR_BOB, FLOOR_CAROL, FLOOR_VALIDATOR], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return listening(child, 'floor server');
 }
 
 let base = '';
