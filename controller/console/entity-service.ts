@@ -128,8 +128,8 @@ export class EntityService {
   }
 
   /** The response shape of stored data, reading what its computed fields need through `repos`. */
-  respond(data: JsonObject, repos: StoreRepos = this.deps.store): Promise<JsonObject> {
-    return this.lookup().run(repos.entities, (lookup) => this.toResponse(data, lookup), undefined, this.decorateLists);
+  respond(data: JsonObject, repos: StoreRepos = this.deps.store, lookup = this.lookup()): Promise<JsonObject> {
+    return lookup.run(repos.entities, (lookup) => this.toResponse(data, lookup), undefined, this.decorateLists);
   }
 
   /**
@@ -303,15 +303,28 @@ export class EntityService {
   async execute(op: EntityOp, actor: Actor, options: WriteOptions = {}): Promise<WriteResult> {
     if (!options.dryRun) await this.deps.beforeDirectWrite?.(this.def.kind, actor);
     // On a shared database the response is built after the commit: the entity's row stays locked until
-    // then, and other writers of it wait for the lock. On SQLite, inside the transaction: the reads it
-    // needs (the holdouts, for holdoutIDs) then share the transaction's snapshot instead of opening one.
+    // then, and other writers of it wait for the lock. The lists it reads (the holdouts, for
+    // holdoutIDs) are read at the transaction's start, in the same round trip as the entity. On
+    // SQLite, inside the transaction: those reads then share the transaction's snapshot.
     const respondInside = this.deps.store.dialect !== 'postgres';
-    const written = await this.deps.store.transaction(async (tx) => {
-      const prepared = await this.prepare(op, actor, tx);
-      if (!options.dryRun) this.assertEntityAllowsDirectWrite(prepared, actor);
-      return this.write(prepared, actor, tx, options, respondInside);
-    });
-    return written.stored === undefined || written.entity !== undefined ? written : { ...written, entity: await this.respond(written.stored) };
+    let preloaded: Promise<PreloadedLookup> | undefined;
+    const written = await this.deps.store.transaction(
+      async (tx) => {
+        if (!respondInside) {
+          const lookup = this.lookup();
+          preloaded = lookup.load(tx.entities, this.decorateLists).then(() => lookup);
+          // Awaited after the commit; a failed transaction never gets there.
+          preloaded.catch(() => undefined);
+        }
+        const prepared = await this.prepare(op, actor, tx);
+        if (!options.dryRun) this.assertEntityAllowsDirectWrite(prepared, actor);
+        return this.write(prepared, actor, tx, options, respondInside);
+      },
+      // This process's writers of one entity queue in the process rather than at its row lock.
+      op.type === 'create' ? undefined : { serializeOn: `${this.def.kind}\u0000${op.id}` },
+    );
+    if (written.stored === undefined || written.entity !== undefined) return written;
+    return { ...written, entity: await this.respond(written.stored, this.deps.store, await (preloaded ?? this.lookup())) };
   }
 
   /** An entity whose own reviewSettings require reviews changes only through a review, unless bypassed. */

@@ -293,6 +293,15 @@ export interface LeaseRepo {
   release(name: string, owner: string): Promise<void>;
 }
 
+export interface TransactionOptions {
+  /**
+   * What the transaction writes (e.g. one entity): this process's transactions with the same key run
+   * one after another. Stores whose writers of one row wait on each other at the database queue them
+   * in the process instead; stores that run one write at a time anyway ignore it.
+   */
+  serializeOn?: string;
+}
+
 export interface Store extends StoreRepos {
   /** What the store is, for logs and /readyz: `sqlite`, `memory`, `postgres`. */
   readonly dialect: string;
@@ -301,7 +310,7 @@ export interface Store extends StoreRepos {
    * or nothing is if fn throws. Calls on the store itself (outside `tx`) never see the transaction's
    * uncommitted writes; code inside fn must use `tx` only. Not nestable.
    */
-  transaction<T>(fn: (tx: StoreRepos) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: StoreRepos) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /**
    * The latest marks this process knows, or undefined when the store can't tell (caches must not cache
    * then). In-process stores know at once. A store shared by several processes knows them as of its

@@ -279,6 +279,38 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
         expect(await auditCount()).toBe(1);
       });
 
+      it('inside a transaction, an update of an entity it read is kept with its snapshot and audit row', async () => {
+        await store.entities.save(change(gate('a', 1), 'insert'));
+        const version = await store.transaction(async (tx) => {
+          const read = await tx.entities.get('gate', 'a');
+          await tx.entities.save(change(gate('a', read!.version + 1, { description: 'kept' }), 'update'));
+          return read!.version + 1;
+        });
+        expect(version).toBe(2);
+        const after = await stored('gate', 'a');
+        expect(after.entity).toEqual(gate('a', 2, { description: 'kept' }));
+        expect(after.versions.items.map((v) => v.version)).toEqual([2, 1]);
+        expect(after.audit.map((entry) => entry.action)).toEqual(['update', 'create']);
+      });
+
+      it('inside a transaction, an update that writes nothing (absent entity, taken version) fails the transaction and keeps none of it', async () => {
+        await store.entities.save(change(gate('a', 1), 'insert'));
+        await store.entities.appendVersion({ kind: 'gate', id: 'a', version: 2, time: 5, data: { taken: true } });
+        const before = await stored('gate', 'a');
+        for (const write of [change(gate('ghost', 2), 'update'), change(gate('a', 2, { description: 'lost' }), 'update')]) {
+          await expect(
+            store.transaction(async (tx) => {
+              await tx.entities.get('gate', write.record.id);
+              await tx.entities.save(change(gate('b', 1), 'insert'));
+              await tx.entities.save(write);
+            }),
+          ).rejects.toThrow();
+        }
+        expect(await stored('gate', 'a')).toEqual(before);
+        expect(await stored('gate', 'b')).toEqual({ entity: undefined, versions: { items: [], total: 0 }, audit: [] });
+        expect(await auditCount()).toBe(1);
+      });
+
       it('inside a transaction, a DuplicateKeyError can be caught and the transaction goes on', async () => {
         await store.entities.save(change(gate('a', 1), 'insert'));
         await store.transaction(async (tx) => {
@@ -519,6 +551,26 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
         expect((await store.audit.list({ offset: 0, limit: 10 })).total).toBe(1);
         expect(await store.settings.get('last')).toEqual({ id: 'a' });
         expect((await store.reviews.get('review-a'))?.status).toBe('pending');
+      });
+
+      it('runs the transactions of one serializeOn key one after another, others alongside', async () => {
+        await store.entities.insert(gate('counter', 1, { count: 0 }));
+        let inside = 0;
+        let most = 0;
+        const bump = (key: string) =>
+          store.transaction(
+            async (tx) => {
+              most = Math.max(most, ++inside);
+              const read = (await tx.entities.get('gate', 'counter'))!;
+              await delay(5);
+              await tx.entities.update({ ...read, data: { ...read.data, count: Number(read.data['count']) + 1 } });
+              inside--;
+            },
+            { serializeOn: key },
+          );
+        await Promise.all([bump('gate:counter'), bump('gate:counter'), bump('gate:counter')]);
+        expect(most).toBe(1);
+        expect((await store.entities.get('gate', 'counter'))?.data['count']).toBe(3);
       });
 
       it('rolls back every write when the function throws, and rethrows', async () => {

@@ -42,6 +42,13 @@ export class PreloadedLookup implements EntityLookup {
     this.lists.set(kind, records);
   }
 
+  /** Loads whole kinds it doesn't hold yet, all at once (their reads go out together). */
+  async load(entities: EntityRepo, kinds: Iterable<string>): Promise<void> {
+    const missing = [...kinds].filter((kind) => !this.lists.has(kind));
+    const lists = await Promise.all(missing.map((kind) => entities.list(kind)));
+    missing.forEach((kind, i) => this.lists.set(kind, lists[i]!));
+  }
+
   /**
    * Runs fn, loading what it misses from `entities` and running it again, until it completes. Kinds in
    * `learned` are loaded whole before the first run, and every kind fn lists is added to it: a caller

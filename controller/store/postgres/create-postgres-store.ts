@@ -1,5 +1,6 @@
 import pg from 'pg';
-import type { ChangeMarks, Store, StoreEvent, StoreRepos } from '../ports.js';
+import type { ChangeMarks, Store, StoreEvent, StoreRepos, TransactionOptions } from '../ports.js';
+import { KeyedTurns } from '../keyed-turns.js';
 import { MarksRefresher } from './marks-refresher.js';
 import { PgPipelinedStatement } from './pg-pipelined-statement.js';
 import { PgAuditRepo } from './pg-audit-repo.js';
@@ -11,6 +12,7 @@ import { EVENTS_CHANNEL, PgListener } from './pg-listener.js';
 import { migratePostgres, schemaVersionOf } from './migrate-postgres.js';
 import { PG_MIGRATIONS, type PgMigration } from './pg-migrations.js';
 import { PgReviewRepo } from './pg-review-repo.js';
+import { PgTransaction } from './pg-transaction.js';
 import { PgRoleRepo, PgSettingsRepo } from './pg-settings-repo.js';
 
 export const DEFAULT_POOL_SIZE = 10;
@@ -54,32 +56,6 @@ const MARKS_QUERY = `SELECT pg_current_snapshot()::text AS data,
   (SELECT generation FROM store_marks WHERE name = 'settings') AS settings,
   (SELECT generation FROM store_marks WHERE name = 'auth') AS auth`;
 
-/**
- * A transaction's connection as its repositories see it: statements issued together (Promise.all)
- * run one after another (one connection runs one at a time; node-postgres's own queueing of them is
- * deprecated), and none runs once the transaction has ended.
- */
-function transactionQueryable(client: pg.PoolClient): { db: Queryable; finish: () => Promise<unknown> } {
-  let tail: Promise<unknown> = Promise.resolve();
-  let ended = false;
-  const db: Queryable = {
-    query: (text, values, name) => {
-      if (ended) return Promise.reject(new Error('The transaction has ended: its repositories can no longer be used'));
-      const run = tail.then(() => (name === undefined ? client.query(text, values) : client.query({ name, text, values })));
-      tail = run.catch(() => undefined);
-      return run;
-    },
-  };
-  return {
-    db,
-    /** Refuses statements from now on; resolves once those already issued have run. */
-    finish: () => {
-      ended = true;
-      return tail;
-    },
-  };
-}
-
 /** Where the database is, for messages: host, port and database, never the password. */
 function describeUrl(url: string): string {
   try {
@@ -111,6 +87,8 @@ export function createPostgresStore(url: string, options: PostgresStoreOptions =
   const connectionTimeoutMillis = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const pool = new pg.Pool({
     connectionString: url,
+    // Statements go out without waiting for the ones before them to answer (see PgTransaction).
+    pipeline: true,
     max: options.poolSize ?? DEFAULT_POOL_SIZE,
     connectionTimeoutMillis,
     types,
@@ -125,6 +103,7 @@ export function createPostgresStore(url: string, options: PostgresStoreOptions =
   const migrations = options.migrations ?? PG_MIGRATIONS;
   const knownVersion = Math.max(0, ...migrations.map((m) => m.version));
 
+  const turns = new KeyedTurns();
   let state: 'created' | 'open' | 'closed' = 'created';
   let opening: Promise<void> | undefined;
   let closing: Promise<void> | undefined;
@@ -165,32 +144,31 @@ export function createPostgresStore(url: string, options: PostgresStoreOptions =
     ...repos({ db: pooled, locking: false }),
     leases: new PgLeaseRepo(pooled),
 
-    async transaction<T>(fn: (tx: StoreRepos) => Promise<T>): Promise<T> {
+    async transaction<T>(fn: (tx: StoreRepos) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
       const error = unusable();
       if (error) throw error;
-      const client = await pool.connect();
-      const connection = transactionQueryable(client);
-      let broken: Error | undefined;
+      const turn = options.serializeOn === undefined ? undefined : await turns.take(options.serializeOn);
       try {
+        const client = await pool.connect();
+        const transaction = new PgTransaction(client);
+        let broken: Error | undefined;
         try {
-          await client.query('BEGIN');
-          const result = await fn(repos({ db: connection.db, locking: true }));
-          await connection.finish();
-          // COMMIT of a transaction in which a statement failed (the caller caught the error and
-          // went on) rolls back and answers ROLLBACK, not an error: that is no success.
-          const commit = await client.query('COMMIT');
-          if (commit.command === 'ROLLBACK') throw new Error('The transaction was rolled back: a statement in it failed');
-          return result;
-        } catch (failure) {
-          await connection.finish();
-          await client.query('ROLLBACK').catch((rollbackError: Error) => {
-            broken = rollbackError;
-          });
-          throw failure;
+          try {
+            const result = await fn(repos({ db: transaction.db, locking: true }));
+            await transaction.commit(turn);
+            return result;
+          } catch (failure) {
+            await transaction.rollback().catch((rollbackError: Error) => {
+              broken = rollbackError;
+            });
+            throw failure;
+          }
+        } finally {
+          // A connection whose state is unknown is closed rather than handed to the next caller.
+          client.release(broken);
         }
       } finally {
-        // A connection whose state is unknown is closed rather than handed to the next caller.
-        client.release(broken);
+        turn?.();
       }
     },
 

@@ -7,6 +7,13 @@ export interface Queryable {
    * statements run on every write); one name always goes with one text.
    */
   query<R extends QueryResultRow>(text: string, values?: unknown[], name?: string): Promise<{ rows: R[]; rowCount: number | null }>;
+  /**
+   * Inside a transaction: runs a write whose result the caller doesn't need, without waiting for it
+   * (it goes out with the next statement or with COMMIT). Its failure fails the commit, with the
+   * error `failure` makes of it; a deferred statement must therefore fail, not merely write nothing,
+   * when it can't do its work.
+   */
+  defer?(text: string, values: unknown[], name: string | undefined, failure: (error: Error) => Error): void;
 }
 
 /** Each repository's view of where it runs. */

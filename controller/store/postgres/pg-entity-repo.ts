@@ -16,18 +16,31 @@ interface EntityRow {
  * caller's transaction. Rows are those insert/update, appendVersion and audit.append write.
  */
 const versionTaken = 'EXISTS (SELECT 1 FROM entity_versions WHERE kind = $1 AND id = $2 AND version = $3::int)';
-const SAVE_REST = `,
+const WRITE_ENTITY = {
+  insert: `e AS (INSERT INTO entities (kind, id, version, data)
+    SELECT $1, $2, $3::int, $4 WHERE NOT ${versionTaken} ON CONFLICT DO NOTHING RETURNING 1)`,
+  update: `e AS (UPDATE entities SET version = $3::int, data = $4
+    WHERE kind = $1 AND id = $2 AND NOT ${versionTaken} RETURNING 1)`,
+};
+const WRITE_REST = `,
   v AS (INSERT INTO entity_versions (kind, id, version, time, data)
     SELECT $1, $2, $3::int, $5::bigint, $6 WHERE EXISTS (SELECT 1 FROM e)),
   a AS (INSERT INTO audit_log (time, actor_email, actor_key_id, action, kind, entity_id, version, review_id, details)
-    SELECT $7::bigint, $8, $9, $10, $11, $12, $13::int, $14, $15 WHERE EXISTS (SELECT 1 FROM e))
-SELECT (SELECT count(*) FROM e) AS written, ${versionTaken} AS version_taken`;
+    SELECT $7::bigint, $8, $9, $10, $11, $12, $13::int, $14, $15 WHERE EXISTS (SELECT 1 FROM e))`;
+const REPORT = `SELECT (SELECT count(*) FROM e) AS written, ${versionTaken} AS version_taken`;
 const SAVE_SQL = {
-  insert: `WITH e AS (INSERT INTO entities (kind, id, version, data)
-    SELECT $1, $2, $3::int, $4 WHERE NOT ${versionTaken} ON CONFLICT DO NOTHING RETURNING 1)${SAVE_REST}`,
-  update: `WITH e AS (UPDATE entities SET version = $3::int, data = $4
-    WHERE kind = $1 AND id = $2 AND NOT ${versionTaken} RETURNING 1)${SAVE_REST}`,
+  insert: `WITH ${WRITE_ENTITY.insert}${WRITE_REST}
+${REPORT}`,
+  update: `WITH ${WRITE_ENTITY.update}${WRITE_REST}
+${REPORT}`,
 };
+/*
+ * The update as a deferred statement (see Queryable.defer): nobody reads its answer, so when it
+ * writes nothing (the entity is gone, or the version is taken) it fails instead — a division by the
+ * count of rows written — and the transaction with it.
+ */
+const DEFERRED_UPDATE_SQL = `WITH ${WRITE_ENTITY.update}${WRITE_REST}
+SELECT 1 / (SELECT count(*) FROM e) AS written`;
 
 interface PageRow {
   total: number;
@@ -39,13 +52,16 @@ interface PageRow {
 
 export class PgEntityRepo implements EntityRepo {
   private readonly lock: string;
+  /** The read of one entity runs on every write and most reads: prepared once per connection. */
+  private readonly getName: string;
 
   constructor(private readonly ctx: PgContext) {
     this.lock = ctx.locking ? ' FOR UPDATE' : '';
+    this.getName = ctx.locking ? 'flagops_entity_get_locked' : 'flagops_entity_get';
   }
 
   async get(kind: string, id: string): Promise<EntityRecord | undefined> {
-    const { rows } = await this.ctx.db.query<EntityRow>(`SELECT kind, id, version, data FROM entities WHERE kind = $1 AND id = $2${this.lock}`, [kind, id]);
+    const { rows } = await this.ctx.db.query<EntityRow>(`SELECT kind, id, version, data FROM entities WHERE kind = $1 AND id = $2${this.lock}`, [kind, id], this.getName);
     return rows[0] && toRecord(rows[0]);
   }
 
@@ -55,7 +71,7 @@ export class PgEntityRepo implements EntityRepo {
   }
 
   async list(kind: string): Promise<EntityRecord[]> {
-    const { rows } = await this.ctx.db.query<EntityRow>('SELECT kind, id, version, data FROM entities WHERE kind = $1 ORDER BY seq', [kind]);
+    const { rows } = await this.ctx.db.query<EntityRow>('SELECT kind, id, version, data FROM entities WHERE kind = $1 ORDER BY seq', [kind], 'flagops_entity_list');
     return rows.map(toRecord);
   }
 
@@ -126,7 +142,13 @@ export class PgEntityRepo implements EntityRepo {
       audit.reviewId,
       audit.details === null ? null : JSON.stringify(audit.details),
     ];
-    const { rows } = await this.ctx.db.query<{ written: number; version_taken: boolean }>(SAVE_SQL[change.mode], values, `flagops_save_${change.mode}`);
+    const { db } = this.ctx;
+    if (change.mode === 'update' && db.defer) {
+      // Under the entity's row lock (taken by the read before it): the write and the COMMIT go out together.
+      db.defer(DEFERRED_UPDATE_SQL, values, 'flagops_save_update_deferred', (error) => new Error(`${record.kind} ${record.id} could not be written at version ${record.version}: ${error.message}`, { cause: error }));
+      return;
+    }
+    const { rows } = await db.query<{ written: number; version_taken: boolean }>(SAVE_SQL[change.mode], values, `flagops_save_${change.mode}`);
     const row = rows[0]!;
     if (row.written > 0) return;
     if (row.version_taken) throw new DuplicateKeyError(`version ${version.version} of ${version.kind} ${version.id}`);

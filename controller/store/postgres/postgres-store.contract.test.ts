@@ -216,6 +216,26 @@ describe('PostgreSQL store', () => {
       expect(await store.entities.list('gate')).toHaveLength(5);
     });
 
+    it('runs transactions of different serializeOn keys alongside each other', async () => {
+      const store = await opened();
+      let release!: () => void;
+      const held = store.transaction(() => new Promise<void>((resolve) => (release = resolve)), { serializeOn: 'gate\u0000one' });
+      await delay(5);
+      await store.transaction((tx) => tx.entities.insert(gate('two')), { serializeOn: 'gate\u0000two' });
+      release();
+      await held;
+      expect((await store.entities.list('gate')).map((r) => r.id)).toEqual(['two']);
+    });
+
+    it('statements a transaction issues without waiting run in order and answer each its own', async () => {
+      const store = await opened();
+      const [inserted, read, listed, updated, reread] = await store.transaction((tx) =>
+        Promise.all([tx.entities.insert(gate('a')), tx.entities.get('gate', 'a'), tx.entities.list('gate'), tx.entities.update(gate('a', 2)), tx.entities.version('gate', 'a')]),
+      );
+      expect([inserted, read, listed.map((r) => r.id), updated, reread]).toEqual([undefined, gate('a'), ['a'], undefined, 2]);
+      expect(await store.entities.get('gate', 'a')).toEqual(gate('a', 2));
+    });
+
     it('fails a call that waits longer than the connect timeout for a connection, rather than hanging', async () => {
       const store = await opened({ poolSize: 1, connectTimeoutMs: 200 });
       let release!: () => void;
