@@ -137,4 +137,32 @@ export const MIGRATIONS: Migration[] = [
       ALTER TABLE api_keys ADD COLUMN secondary_target_apps TEXT NOT NULL DEFAULT '[]';
     `,
   },
+  {
+    version: 8,
+    name: 'audit-log-without-autoincrement',
+    // AUTOINCREMENT made every audit row one page more per write (its sqlite_sequence row). Audit rows
+    // are never deleted, so the next rowid is always past every id ever given: ids stay increasing and
+    // unique without it. The table is rebuilt with the same rows and ids.
+    sql: `
+      CREATE TABLE audit_log_rebuilt (
+        seq INTEGER PRIMARY KEY,
+        time INTEGER NOT NULL,
+        actor_email TEXT NOT NULL,
+        actor_key_id TEXT,
+        action TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        entity_id TEXT NOT NULL,
+        version INTEGER,
+        review_id TEXT,
+        details TEXT
+      );
+      INSERT INTO audit_log_rebuilt (seq, time, actor_email, actor_key_id, action, kind, entity_id, version, review_id, details)
+        SELECT seq, time, actor_email, actor_key_id, action, kind, entity_id, version, review_id, details FROM audit_log;
+      DROP TABLE audit_log;
+      ALTER TABLE audit_log_rebuilt RENAME TO audit_log;
+      CREATE INDEX audit_log_entity ON audit_log (kind, entity_id);
+      CREATE INDEX audit_log_actor ON audit_log (actor_email);
+      DELETE FROM sqlite_sequence WHERE name = 'audit_log';
+    `,
+  },
 ];

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { describeStoreContract, gate, keyRecord, reviewRecord } from '../store-contract.js';
+import { auditEntry, describeStoreContract, gate, keyRecord, reviewRecord } from '../store-contract.js';
 import { MIGRATIONS } from './migrations.js';
 import { sqliteAtVersion } from '../../test-support/sqlite-at-version.js';
 import { openSqliteStore } from './open-sqlite-store.js';
@@ -123,6 +123,27 @@ describe('SQLite file database', () => {
     } finally {
       await store.close();
     }
+  });
+
+  it('migration 8 keeps every audit row and its id, and later rows take ids past every earlier one', async () => {
+    const path = join(dir, 'console.db');
+    const db = sqliteAtVersion(path, 7);
+    const insert = db.prepare('INSERT INTO audit_log (time, actor_email, action, kind, entity_id, version) VALUES (?, ?, ?, ?, ?, ?)');
+    for (let i = 1; i <= 3; i++) insert.run(i, 'a@example.com', 'update', 'gate', 'g', i);
+    db.close();
+    const store = openSqliteStore(path);
+    try {
+      const before = (await store.audit.list({ offset: 0, limit: 10 })).items;
+      expect(before.map((e) => [e.id, e.version])).toEqual([['3', 3], ['2', 2], ['1', 1]]);
+      await store.audit.append(auditEntry({ entityId: 'g', version: 4 }));
+      const after = (await store.audit.list({ kind: 'gate', entityId: 'g', offset: 0, limit: 10 })).items;
+      expect(after.map((e) => e.id)).toEqual(['4', '3', '2', '1']);
+      expect((await store.audit.list({ actorEmail: 'a@example.com', offset: 0, limit: 10 })).total).toBe(4);
+    } finally {
+      await store.close();
+    }
+    expect(readOnly(path, (db) => db.prepare("SELECT sql FROM sqlite_master WHERE name = 'audit_log'").get())).toEqual({ sql: expect.not.stringContaining('AUTOINCREMENT') as unknown });
+    expect(readOnly(path, (db) => db.prepare("SELECT name FROM sqlite_master WHERE tbl_name = 'audit_log' AND type = 'index' ORDER BY name").all())).toEqual([{ name: 'audit_log_actor' }, { name: 'audit_log_entity' }]);
   });
 
   it('leaves a failing migration unrecorded and its changes undone', () => {
