@@ -31,7 +31,11 @@ export class PgTransaction {
         if (this.ended) return Promise.reject(new Error('The transaction has ended: its repositories can no longer be used'));
         const run = this.send(text, values, name);
         this.flushSoon();
-        return run;
+        // After a deferred write failed, every later statement fails as the transaction is aborted:
+        // report the write's own error instead.
+        return run.catch((error: Error) => {
+          throw this.failure ?? error;
+        });
       },
       defer: (text, values, name, failure) => {
         if (this.ended) throw new Error('The transaction has ended: its repositories can no longer be used');

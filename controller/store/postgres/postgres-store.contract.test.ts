@@ -236,6 +236,29 @@ describe('PostgreSQL store', () => {
       expect(await store.entities.get('gate', 'a')).toEqual(gate('a', 2));
     });
 
+    it('a deferred entity write that fails is reported by the next statement and by the commit, and nothing is kept', async () => {
+      const store = await opened();
+      await store.entities.insert(gate('a'));
+      const change = (id: string) => ({
+        record: gate(id, 2),
+        mode: 'update' as const,
+        version: { kind: 'gate', id, version: 2, time: 2, data: gate(id, 2).data },
+        audit: { time: 2, actorEmail: 'a@example.com', actorKeyId: null, action: 'update', kind: 'gate', entityId: id, version: 2, reviewId: null, details: null },
+      });
+      let next: unknown;
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.entities.get('gate', 'a');
+          await tx.entities.save(change('ghost'));
+          next = await tx.entities.get('gate', 'a').catch((error: Error) => error);
+          await tx.entities.save(change('a'));
+        }),
+      ).rejects.toThrow('gate ghost could not be written at version 2');
+      expect(String(next)).toMatch(/gate ghost could not be written at version 2/);
+      expect(await store.entities.get('gate', 'a')).toEqual(gate('a'));
+      expect((await store.audit.list({ offset: 0, limit: 10 })).total).toBe(0);
+    });
+
     it('fails a call that waits longer than the connect timeout for a connection, rather than hanging', async () => {
       const store = await opened({ poolSize: 1, connectTimeoutMs: 200 });
       let release!: () => void;
