@@ -3,6 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { AuthenticationError, ConflictError, InputError, NotAllowedError, NotFoundError } from '../errors.js';
 import { createMemoryStore } from '../store/memory/memory-store.js';
 import type { Store } from '../store/ports.js';
+import { openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
 import { AuthService, hashKey } from './auth-service.js';
 import { BUILTIN_ROLES, PERMISSIONS } from './permissions.js';
 
@@ -155,6 +156,32 @@ describe('authenticate', () => {
     const { key, secret } = (await auth.createKey({ description: 'ci', userEmail: 'dev@example.com', role: 'member' }));
     await auth.deleteKey(key.id);
     await expect(auth.authenticate(secret)).rejects.toThrow(AuthenticationError);
+  });
+});
+
+describe('cachedActor', () => {
+  it('answers a key resolved since the last auth change, never one not yet looked up, and drops all on a key change', async () => {
+    const sqlite = openSqliteStore(':memory:');
+    try {
+      const service = new AuthService({ store: sqlite, clock: () => now });
+      await service.bootstrap('console-chosen');
+      expect(service.cachedActor('console-chosen')).toBeUndefined();
+      const actor = await service.authenticate('console-chosen');
+      expect(service.cachedActor('console-chosen')).toBe(actor);
+      expect(service.cachedActor('console-other')).toBeUndefined();
+      expect(service.cachedActor(undefined)).toBeUndefined();
+      await service.deactivateKey(actor.keyId!);
+      expect(service.cachedActor('console-chosen')).toBeUndefined();
+      await expect(service.authenticate('console-chosen')).rejects.toThrow(AuthenticationError);
+    } finally {
+      await sqlite.close();
+    }
+  });
+
+  it('answers nothing on a store without change marks', async () => {
+    await auth.bootstrap('console-chosen');
+    await auth.authenticate('console-chosen');
+    expect(auth.cachedActor('console-chosen')).toBeUndefined();
   });
 });
 

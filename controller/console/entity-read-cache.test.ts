@@ -67,6 +67,21 @@ describe('entity read cache', () => {
     expect(await service!.get('gate_two')).toBe(first);
   });
 
+  it('answers a cached read with the bytes a fresh read would send, as JSON, and new bytes after a write', async () => {
+    const console = await withGate();
+    const first = await console.call('GET', '/console/v1/gates/gate_one');
+    const cached = await console.call('GET', '/console/v1/gates/gate_one');
+    expect(cached.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(cached.body).toBe(first.body);
+    expect(cached.body).toBe(JSON.stringify({ message: 'Gate read successfully.', data: first.json().data }));
+    expect(console.services.get('gate')!.cachedRead('gate_one')).toEqual(first.json().data);
+    expect((await console.call('PATCH', '/console/v1/gates/gate_one', { description: 'changed' })).statusCode).toBe(200);
+    expect(console.services.get('gate')!.cachedRead('gate_one')).toBeUndefined();
+    const after = await console.call('GET', '/console/v1/gates/gate_one');
+    expect(after.json().data).toMatchObject({ description: 'changed', version: 2 });
+    expect((await console.call('GET', '/console/v1/gates/gate_one')).body).toBe(after.body);
+  });
+
   it('answers a rolled-back write with the stored state, and sees writes made past the services', async () => {
     const console = await withGate();
     await gate(console);

@@ -138,6 +138,13 @@ export class EntityService {
    * computed fields read (every holdout, for holdoutIDs), and the response itself unless it changes
    * with the clock. Everything cached is frozen: callers never change a response.
    */
+  /** The cached response of `get(id)` when it is current, at once; undefined when `get` must build it. */
+  cachedRead(id: string): JsonObject | undefined {
+    const reads = this.reads;
+    if (reads === undefined) return undefined;
+    return reads.mark === this.deps.store.marks?.()?.data && reads.url === this.deps.publicUrl() ? reads.responses.get(id) : undefined;
+  }
+
   async get(id: string): Promise<JsonObject> {
     const mark = this.deps.store.marks?.()?.data;
     if (mark === undefined) return this.withActiveReview(await this.respond((await this.current(id)).data), (await activeReviewsOf(this.deps.store.reviews, this.def.kind, id)).get(id));

@@ -95,13 +95,25 @@ export function parseIfMatch(header: string | string[] | undefined): number | un
 /** Longest path parameter any route accepts: entity ids are at most 100 characters, review and key ids and role names shorter. */
 export const MAX_PATH_PARAM = 100;
 
-/** A path parameter no route could match names itself (400) instead of answering "not found". */
-export function checkPathParams(params: unknown): void {
-  const errors: FieldError[] = [];
-  for (const [name, value] of Object.entries((params ?? {}) as Record<string, unknown>)) {
-    if (typeof value === 'string' && value.length > MAX_PATH_PARAM) errors.push({ property: name, errorMessage: `must be at most ${MAX_PATH_PARAM} characters long` });
+/** The parameter names of a route pattern: `/gates/:id/rules/:ruleID` → id, ruleID. */
+export function pathParamNames(url: string): string[] {
+  return [...url.matchAll(/:(\w+)/g)].map((m) => m[1] ?? '');
+}
+
+/**
+ * A path parameter no route could match names itself (400) instead of answering "not found".
+ * `names` are the route's own (`pathParamNames`): looked up one by one, since the router's params
+ * object has no prototype and listing its entries costs more than the rest of this check.
+ */
+export function checkPathParams(params: unknown, names: readonly string[]): void {
+  if (names.length === 0) return;
+  const values = (params ?? {}) as Record<string, unknown>;
+  let errors: FieldError[] | undefined;
+  for (const name of names) {
+    const value = values[name];
+    if (typeof value === 'string' && value.length > MAX_PATH_PARAM) (errors ??= []).push({ property: name, errorMessage: `must be at most ${MAX_PATH_PARAM} characters long` });
   }
-  if (errors.length > 0) throw new InputError('Invalid path parameter.', errors);
+  if (errors) throw new InputError('Invalid path parameter.', errors);
 }
 
 /**
