@@ -118,15 +118,21 @@ describe('entity read cache', () => {
     expect(await gate(console)).toMatchObject({ description: 'elsewhere', version: 2 });
   });
 
-  it('has no marks while a transaction is open, and new ones after any write', async () => {
+  it('has the committed marks while a transaction is open, and new ones after any write', async () => {
     const store = openSqliteStore(':memory:');
     try {
       const before = store.marks?.();
       expect(before).toBeDefined();
       expect(store.marks?.()).toEqual(before);
-      await store.transaction(async () => expect(store.marks?.()).toBeUndefined());
-      await store.settings.set('reviews', { is_config_review_required: true });
+      // Uncommitted writes move SQLite's counters; what the marks cover (committed data) hasn't moved.
+      await store.transaction(async (tx) => {
+        await tx.entities.insert({ kind: 'gate', id: 'g', version: 1, data: { id: 'g' } });
+        expect(store.marks?.()).toEqual(before);
+      });
       expect(store.marks?.()?.data).not.toBe(before?.data);
+      const committed = store.marks?.();
+      await store.settings.set('reviews', { is_config_review_required: true });
+      expect(store.marks?.()?.data).not.toBe(committed?.data);
     } finally {
       await store.close();
     }

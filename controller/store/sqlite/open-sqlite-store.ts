@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { ChangeMarks, Store } from '../ports.js';
-import { asyncRepos, syncTransaction, TransactionGate, type SyncRepos } from '../sync-backed-store.js';
+import { asyncRepos, TransactionGate, type SyncRepos } from '../sync-backed-store.js';
+import { groupCommitTransaction } from './group-commit.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 import { SqliteAuditRepo } from './sqlite-audit-repo.js';
 import { SqliteAuthRepo } from './sqlite-auth-repo.js';
@@ -104,8 +105,10 @@ export function openSqliteStore(path: string, migrations: Migration[] = MIGRATIO
   const begin = db.prepare('BEGIN IMMEDIATE');
   const commit = db.prepare('COMMIT');
   const rollback = db.prepare('ROLLBACK');
-  const marks = (): ChangeMarks | undefined => {
-    if (db.inTransaction || gate.busy) return undefined;
+  const savepoint = db.prepare('SAVEPOINT flagops_write');
+  const release = db.prepare('RELEASE flagops_write');
+  const rollbackTo = db.prepare('ROLLBACK TO flagops_write');
+  const readMarks = (): ChangeMarks => {
     const external = currentDataVersion();
     return {
       data: `${totalChanges.get() as number}:${external}`,
@@ -113,15 +116,34 @@ export function openSqliteStore(path: string, migrations: Migration[] = MIGRATIO
       auth: `${auth.writes + roles.writes}:${external}`,
     };
   };
+  // While a transaction is open its uncommitted writes move the counters, so the marks then are the
+  // ones read when the last transaction ended: what is committed is still what they cover. Reads
+  // keep their caches while writes wait for their group's commit.
+  let committedMarks: ChangeMarks | undefined;
+  const marks = (): ChangeMarks | undefined => {
+    if (db.inTransaction || gate.busy) return committedMarks;
+    return (committedMarks = readMarks());
+  };
+  const ended = (): void => {
+    committedMarks = readMarks();
+  };
   return {
     dialect: 'sqlite',
     ...asyncRepos(repos, gate),
-    transaction: syncTransaction(gate, asyncRepos(repos), {
+    transaction: groupCommitTransaction(gate, asyncRepos(repos), {
       begin: () => begin.run(),
-      commit: () => commit.run(),
+      commit: () => {
+        commit.run();
+        ended();
+      },
       rollback: () => {
         if (db.inTransaction) rollback.run();
+        ended();
       },
+      savepoint: () => savepoint.run(),
+      release: () => release.run(),
+      rollbackToSavepoint: () => rollbackTo.run(),
+      inTransaction: () => db.inTransaction,
     }),
     marks,
     ping: async () => {
