@@ -108,13 +108,17 @@ export function openSqliteStore(path: string, migrations: Migration[] = MIGRATIO
   const savepoint = db.prepare('SAVEPOINT flagops_write');
   const release = db.prepare('RELEASE flagops_write');
   const rollbackTo = db.prepare('ROLLBACK TO flagops_write');
+  // Every request reads the marks (twice for a cached read): the same counters give the same object.
+  let last: { changes: number; external: number; settings: number; auth: number; marks: ChangeMarks } | undefined;
   const readMarks = (): ChangeMarks => {
     const external = currentDataVersion();
-    return {
-      data: `${totalChanges.get() as number}:${external}`,
-      settings: `${settings.writes}:${external}`,
-      auth: `${auth.writes + roles.writes}:${external}`,
-    };
+    const changes = totalChanges.get() as number;
+    const settingsWrites = settings.writes;
+    const authWrites = auth.writes + roles.writes;
+    if (last !== undefined && last.changes === changes && last.external === external && last.settings === settingsWrites && last.auth === authWrites) return last.marks;
+    const marks = Object.freeze({ data: `${changes}:${external}`, settings: `${settingsWrites}:${external}`, auth: `${authWrites}:${external}` });
+    last = { changes, external, settings: settingsWrites, auth: authWrites, marks };
+    return marks;
   };
   // While a transaction is open its uncommitted writes move the counters, so the marks then are the
   // ones read when the last transaction ended: what is committed is still what they cover. Reads
