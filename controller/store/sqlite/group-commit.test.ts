@@ -66,6 +66,21 @@ describe('group commit', () => {
     expect(connection.log.filter((s) => s === 'COMMIT')).toHaveLength(1);
   });
 
+  it('waits while each turn of the event loop brings another transaction, and commits after a turn that brings none', async () => {
+    const connection = recordingConnection();
+    const transaction = groupCommitTransaction(new TransactionGate(), tx, connection);
+    const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+    const first = transaction(async () => 1);
+    await nextTurn();
+    const second = transaction(async () => 2);
+    await nextTurn();
+    const third = transaction(async () => 3);
+    expect(await Promise.all([first, second, third])).toEqual([1, 2, 3]);
+    expect(connection.log.filter((s) => s === 'COMMIT')).toHaveLength(1);
+    await transaction(async () => 4);
+    expect(connection.log.filter((s) => s === 'COMMIT')).toHaveLength(2);
+  });
+
   it('undoes only the failing transaction of a group: the others commit', async () => {
     const connection = recordingConnection();
     const transaction = groupCommitTransaction(new TransactionGate(), tx, connection);

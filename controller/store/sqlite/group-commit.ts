@@ -16,6 +16,12 @@ export interface GroupCommitConnection {
 /** Most transactions one commit holds: bounds how long reads wait behind a stream of writes. */
 export const MAX_GROUP = 64;
 
+/**
+ * Most turns of the event loop a group waits for more transactions to join: it waits while each turn
+ * brings some, so a lone write waits one turn and concurrent clients' writes (reviews) fill groups.
+ */
+const MAX_TURNS = 4;
+
 interface Member {
   fn: (tx: StoreRepos) => Promise<unknown>;
   resolve: (value: unknown) => void;
@@ -28,8 +34,8 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 /**
  * Transactions on one synchronous connection, several to a commit. A commit costs a SQLite
  * connection a dozen system calls or more (a WAL frame header and page each, the locks), more than
- * a small write's statements; writes that arrive together (one turn of the event loop: the requests
- * read from the sockets at once) share one. Each transaction runs alone, in arrival order, inside a
+ * a small write's statements; writes that arrive together (the requests read from the sockets in the
+ * same few turns of the event loop) share one. Each transaction runs alone, in arrival order, inside a
  * savepoint of its own: it is kept entirely or not at all, and sees those before it. None is answered
  * before the commit that holds it, and a failed commit fails every transaction in it, so an
  * acknowledged write is as durable as with one commit each. Calls outside transactions wait on the
@@ -67,17 +73,21 @@ export function groupCommitTransaction(gate: TransactionGate, tx: StoreRepos, co
       return;
     }
     const done: Member[] = [];
-    let waited = false;
+    let turns = 0;
+    let joined = true;
     try {
       for (;;) {
         const member = queue.shift();
         if (member === undefined) {
-          // Once per group: let the requests read in this turn of the event loop join before committing.
-          if (waited || done.length === 0) break;
-          waited = true;
+          // Let the requests read in the next turn of the event loop join before committing, for as
+          // long as each turn brings some (a few turns at most).
+          if (!joined || done.length === 0 || turns >= MAX_TURNS) break;
+          turns++;
+          joined = false;
           await nextTurn();
           continue;
         }
+        joined = true;
         connection.savepoint();
         try {
           member.result = await member.fn(tx);
