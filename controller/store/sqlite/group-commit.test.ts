@@ -8,7 +8,8 @@ import { groupCommitTransaction, MAX_GROUP, type GroupCommitConnection } from '.
 import { openSqliteStore, type SqliteStore } from './open-sqlite-store.js';
 
 /** A connection that records the statements a group commit drives. */
-function recordingConnection(options: { failCommit?: boolean } = {}): GroupCommitConnection & { log: string[]; open: boolean } {
+function recordingConnection(options: { failCommit?: boolean; failSavepoint?: number; failRollback?: boolean } = {}): GroupCommitConnection & { log: string[]; open: boolean } {
+  let savepoints = 0;
   const connection = {
     log: [] as string[],
     open: false,
@@ -24,8 +25,12 @@ function recordingConnection(options: { failCommit?: boolean } = {}): GroupCommi
     rollback() {
       connection.log.push('ROLLBACK');
       connection.open = false;
+      if (options.failRollback) throw new Error('rollback failed');
     },
-    savepoint: () => connection.log.push('SAVEPOINT'),
+    savepoint() {
+      connection.log.push('SAVEPOINT');
+      if (++savepoints === options.failSavepoint) throw new Error('savepoint failed');
+    },
     release: () => connection.log.push('RELEASE'),
     rollbackToSavepoint: () => connection.log.push('ROLLBACK TO'),
     inTransaction: () => connection.open,
@@ -118,6 +123,14 @@ describe('group commit', () => {
     expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : (o.reason as Error).message))).toEqual(['I/O error', 'I/O error', 'next group']);
     expect(connection.log.filter((s) => s === 'BEGIN')).toHaveLength(2);
     expect(connection.log.filter((s) => s === 'COMMIT')).toHaveLength(1);
+  });
+
+  it('fails the group when a savepoint cannot be taken, even if the rollback fails too, and carries on', async () => {
+    const connection = recordingConnection({ failSavepoint: 2, failRollback: true });
+    const transaction = groupCommitTransaction(new TransactionGate(), tx, connection);
+    const outcomes = await Promise.allSettled([transaction(async () => 1), transaction(async () => 2)]);
+    expect(outcomes.map((o) => (o.status === 'rejected' ? (o.reason as Error).message : o.value))).toEqual(['savepoint failed', 'savepoint failed']);
+    expect(await transaction(async () => 3)).toBe(3);
   });
 
   it(`holds at most ${MAX_GROUP} transactions in one commit`, async () => {

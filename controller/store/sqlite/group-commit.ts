@@ -63,6 +63,15 @@ export function groupCommitTransaction(gate: TransactionGate, tx: StoreRepos, co
     }
   };
 
+  /** Rolls back what is open; a failure to (a broken connection) shows again at the next BEGIN. */
+  const rollback = (): void => {
+    try {
+      connection.rollback();
+    } catch {
+      // Nothing was committed, and every transaction of the group has its answer already.
+    }
+  };
+
   const runGroup = async (): Promise<void> => {
     try {
       connection.begin();
@@ -88,7 +97,12 @@ export function groupCommitTransaction(gate: TransactionGate, tx: StoreRepos, co
           continue;
         }
         joined = true;
-        connection.savepoint();
+        try {
+          connection.savepoint();
+        } catch (error) {
+          member.reject(error);
+          throw error;
+        }
         try {
           member.result = await member.fn(tx);
           connection.release();
@@ -98,7 +112,7 @@ export function groupCommitTransaction(gate: TransactionGate, tx: StoreRepos, co
           if (!connection.inTransaction()) {
             // SQLite rolled the whole transaction back: the group's earlier transactions went with it.
             for (const lost of done.splice(0)) lost.reject(error);
-            connection.rollback();
+            rollback();
             return;
           }
           connection.rollbackToSavepoint();
@@ -108,8 +122,8 @@ export function groupCommitTransaction(gate: TransactionGate, tx: StoreRepos, co
       }
       connection.commit();
     } catch (error) {
-      connection.rollback();
       for (const member of done.splice(0)) member.reject(error);
+      rollback();
       return;
     }
     for (const member of done) member.resolve(member.result);
