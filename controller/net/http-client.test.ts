@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHttpClient } from './http-client.js';
+import { createHttpClient, decodeBody } from './http-client.js';
 
 const servers: Server[] = [];
 const clients: (() => void)[] = [];
@@ -59,5 +59,32 @@ describe('createHttpClient', () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 20);
     await expect(send({ method: 'GET', url: silent.url, headers: {}, signal: controller.signal })).rejects.toMatchObject({ name: 'AbortError' });
+  });
+});
+
+describe('decodeBody', () => {
+  it.each([
+    ['empty', Buffer.alloc(0)],
+    ['ASCII JSON', Buffer.from('{"data":[{"id":"a_gate","description":"plain"}]}')],
+    ['every ASCII byte', Buffer.from(Array.from({ length: 128 }, (_, i) => i))],
+    ['UTF-8 text', Buffer.from('{"description":"café ≥ 1 — 🚀"}')],
+    ['a multi-byte character after ASCII', Buffer.concat([Buffer.alloc(70_000, 'a'), Buffer.from('é')])],
+    ['invalid UTF-8', Buffer.from([0x7b, 0xff, 0xfe, 0x7d, 0xc3])],
+    ['Latin-1 bytes that are not UTF-8', Buffer.from([0x63, 0x61, 0x66, 0xe9])],
+  ])('gives what UTF-8 decoding gives: %s', (_, body) => {
+    expect(decodeBody(body)).toBe(body.toString('utf8'));
+  });
+
+  it('reads a non-ASCII answer over HTTP as UTF-8, split across chunks', async () => {
+    const text = `{"message":"${'x'.repeat(100_000)}é ≥ 🚀"}`;
+    const { url } = await serve((_, res) => {
+      const bytes = Buffer.from(text);
+      // Split inside the two-byte é, so no chunk is valid UTF-8 on its own.
+      const cut = bytes.indexOf(0xc3) + 1;
+      res.write(bytes.subarray(0, cut));
+      setTimeout(() => res.end(bytes.subarray(cut)), 5);
+    });
+    const answer = await client().send({ method: 'GET', url, headers: {} });
+    expect(answer.text).toBe(text);
   });
 });

@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
@@ -13,6 +14,15 @@ export interface HttpRequest {
 export interface HttpResponse {
   status: number;
   text: string;
+}
+
+/**
+ * UTF-8 text of a body. Pure ASCII (nearly every JSON answer) is copied byte for byte instead: the
+ * same string, without the UTF-8 decoder's cost, which on a plan's console pages (13 MB at 10,000
+ * entities) was 40–60 ms.
+ */
+export function decodeBody(body: Buffer): string {
+  return isAscii(body) ? body.toString('latin1') : body.toString('utf8');
 }
 
 /** Sends one request and reads the whole answer. Redirects are answers, never followed. */
@@ -39,7 +49,7 @@ export function createHttpClient(): { send: SendHttp; close: () => void } {
       request.once('response', (response: IncomingMessage) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.once('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        response.once('end', () => resolve({ status: response.statusCode ?? 0, text: decodeBody(Buffer.concat(chunks)) }));
         response.once('error', reject);
       });
       request.once('error', reject);

@@ -81,7 +81,11 @@ export class FsRepoReader implements RepoReader {
       }
       for (const child of children) {
         const path = `${entry.name}/${child.name}`;
-        if (YAML_NAME.test(child.name)) await this.admit(path, child, root, listing);
+        // A regular file is listed as it is: only other entries need admit's checks (and its awaits).
+        if (YAML_NAME.test(child.name)) {
+          if (child.isFile()) listing.files.push(path);
+          else await this.admit(path, child, root, listing);
+        }
         else if (child.isDirectory()) listing.ignored.push(path);
         // Other names are never read: the loader only warns about them.
         else listing.files.push(path);
