@@ -76,3 +76,9 @@ export const JsonObjectSchema = z.record(z.string(), z.unknown()).superRefine(re
 
 /** A JSON array of any values; no Infinity or NaN anywhere in it. */
 export const JsonArraySchema = z.array(z.unknown()).superRefine(rejectNonFinite);
+
+/**
+ * The finiteness refinements of JsonObjectSchema and JsonArraySchema (every clone of them, `.optional()`
+ * or `.describe()`, shares the check object), for fast paths that know what they check.
+ */
+export const NON_FINITE_CHECKS: ReadonlySet<unknown> = new Set([JsonObjectSchema.def.checks?.[0], JsonArraySchema.def.checks?.[0]].filter((c) => c !== undefined));
