@@ -3,7 +3,6 @@ import { entityFileSchema } from '../../schemas/entity-file.js';
 import type { EntitySchemaEntry } from '../../schemas/index.js';
 import { entityRuleErrors } from './entity-rules.js';
 import type { Issue, IssueCode, JsonObject, RepoEntity } from './repo-entity.js';
-import { fastParser, UNSURE } from './fast-parse.js';
 import { parseWith } from './zod-errors.js';
 
 const UNKNOWN = /^is not a known field/;
@@ -77,10 +76,7 @@ export function validateEntityFile(entry: EntitySchemaEntry, file: string, stem:
   for (const key of Object.keys(data)) {
     if (readOnly.has(key)) issues.push(fileIssue(file, key, 'is managed by the console and cannot be set in a file', 'server-field', 'key'));
   }
-  // Clean files (nearly all) skip zod: the fast parser answers only with what zod would.
-  const schema = entityFileSchema(entry);
-  const fast = fastParser(schema)(data);
-  const parsed = fast !== UNSURE ? { ok: true as const, value: fast } : parseWith(schema, data);
+  const parsed = parseWith(entityFileSchema(entry), data);
   if (!parsed.ok) {
     for (const error of parsed.errors) {
       const unknown = UNKNOWN.test(error.errorMessage);

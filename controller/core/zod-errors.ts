@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { FieldError } from '../errors.js';
 import { NON_FINITE_MESSAGE } from '../../schemas/json-value.js';
 import { didYouMean } from './did-you-mean.js';
+import { fastParser, UNSURE } from './fast-parse.js';
 
 /** `['rules', 0, 'name']` → `rules[0].name`. */
 export function formatPath(path: ReadonlyArray<PropertyKey>): string {
@@ -61,8 +62,13 @@ export function zodIssuesToFieldErrors(issues: ReadonlyArray<z.core.$ZodIssue>, 
   return errors;
 }
 
-/** Parses with zod; on failure returns field errors instead of throwing. */
+/**
+ * Parses with zod; on failure returns field errors instead of throwing. Clean input (nearly all of
+ * it) takes the parser compiled from the same schema, which answers only with zod's own output.
+ */
 export function parseWith<T>(schema: z.ZodType<T>, input: unknown): { ok: true; value: T } | { ok: false; errors: FieldError[] } {
+  const fast = fastParser(schema)(input);
+  if (fast !== UNSURE) return { ok: true, value: fast as T };
   const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return { ok: true, value: result.data };
   return { ok: false, errors: zodIssuesToFieldErrors(result.error.issues, schema) };
