@@ -44,7 +44,8 @@ function plainEnough(text: string): boolean {
       if (line.trim() === '' || indent > blockParent) continue;
       blockParent = -1;
     }
-    const header = BLOCK_SCALAR_HEADER.exec(line);
+    // A header has a `|` or `>`: most lines are spared the regular expression.
+    const header = line.includes('|') || line.includes('>') ? BLOCK_SCALAR_HEADER.exec(line) : null;
     if (header) blockParent = header[1]?.length ?? 0;
     else if (FLOW_END_AT_LINE_START.test(line)) return false;
   }
