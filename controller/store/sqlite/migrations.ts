@@ -165,4 +165,28 @@ export const MIGRATIONS: Migration[] = [
       DELETE FROM sqlite_sequence WHERE name = 'audit_log';
     `,
   },
+  {
+    version: 9,
+    name: 'entity-versions-rowid',
+    // A table WITHOUT ROWID keeps rows in an index b-tree, where a row past ≈ 1,000 bytes (a 4 KB page's
+    // limit for index cells) spills into an overflow page of its own: most snapshots are larger, so
+    // every write added a fresh 4 KB page to the WAL and the file (≈ 4.8 KB a version). A rowid table
+    // keeps rows up to ≈ 4 KB in its leaves, packed in write order, and the unique index holds only the
+    // key. Same rows, same key, same query plans.
+    sql: `
+      CREATE TABLE entity_versions_rebuilt (
+        seq INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL,
+        id TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        time INTEGER NOT NULL,
+        data TEXT NOT NULL
+      );
+      INSERT INTO entity_versions_rebuilt (kind, id, version, time, data)
+        SELECT kind, id, version, time, data FROM entity_versions ORDER BY time, kind, id, version;
+      DROP TABLE entity_versions;
+      ALTER TABLE entity_versions_rebuilt RENAME TO entity_versions;
+      CREATE UNIQUE INDEX entity_versions_key ON entity_versions (kind, id, version);
+    `,
+  },
 ];

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DuplicateKeyError } from '../ports.js';
 import { auditEntry, describeStoreContract, gate, keyRecord, reviewRecord } from '../store-contract.js';
 import { MIGRATIONS } from './migrations.js';
 import { sqliteAtVersion } from '../../test-support/sqlite-at-version.js';
@@ -144,6 +145,36 @@ describe('SQLite file database', () => {
     }
     expect(readOnly(path, (db) => db.prepare("SELECT sql FROM sqlite_master WHERE name = 'audit_log'").get())).toEqual({ sql: expect.not.stringContaining('AUTOINCREMENT') as unknown });
     expect(readOnly(path, (db) => db.prepare("SELECT name FROM sqlite_master WHERE tbl_name = 'audit_log' AND type = 'index' ORDER BY name").all())).toEqual([{ name: 'audit_log_actor' }, { name: 'audit_log_entity' }]);
+  });
+
+  it('migration 9 keeps every version and its key, and stores a snapshot past 1 KB in its table leaf, not an overflow page', async () => {
+    const path = join(dir, 'console.db');
+    const db = sqliteAtVersion(path, 8);
+    const insert = db.prepare('INSERT INTO entity_versions (kind, id, version, time, data) VALUES (?, ?, ?, ?, ?)');
+    for (let v = 1; v <= 3; v++) insert.run('gate', 'g', v, v * 10, JSON.stringify({ id: 'g', name: 'g', version: v }));
+    insert.run('segment', 's', 1, 5, JSON.stringify({ id: 's', name: 's', version: 1 }));
+    db.close();
+    const big = 'x'.repeat(1200);
+    const store = openSqliteStore(path);
+    try {
+      const gates = (await store.entities.versions('gate', 'g', 0, 10)).items;
+      expect(gates.map((v) => [v.version, v.time, v.data['version']])).toEqual([[3, 30, 3], [2, 20, 2], [1, 10, 1]]);
+      expect((await store.entities.versions('segment', 's', 0, 10)).total).toBe(1);
+      // The key stays unique: a taken version is refused as a duplicate, like the other stores.
+      await expect(store.entities.appendVersion({ kind: 'gate', id: 'g', version: 3, time: 40, data: { id: 'g' } })).rejects.toBeInstanceOf(DuplicateKeyError);
+      const pagesBefore = readOnly(path, (db) => db.pragma('page_count', { simple: true }) as number);
+      for (let v = 4; v < 104; v++) await store.entities.appendVersion({ kind: 'gate', id: 'g', version: v, time: v * 10, data: { id: 'g', version: v, description: big } });
+      const grown = readOnly(path, (db) => db.pragma('page_count', { simple: true }) as number) - pagesBefore;
+      // 100 snapshots of ≈ 1.25 KB: three to a 4 KB leaf (≈ 34 pages and the index); one overflow page each made it ≥ 100.
+      expect(grown).toBeLessThan(60);
+      const latest = (await store.entities.versions('gate', 'g', 0, 2)).items;
+      expect(latest.map((v) => v.version)).toEqual([103, 102]);
+      expect(latest[0]?.data['description']).toBe(big);
+    } finally {
+      await store.close();
+    }
+    expect(readOnly(path, (db) => db.prepare("SELECT sql FROM sqlite_master WHERE name = 'entity_versions'").get())).toEqual({ sql: expect.not.stringContaining('WITHOUT ROWID') as unknown });
+    expect(readOnly(path, (db) => db.prepare("SELECT name FROM sqlite_master WHERE tbl_name = 'entity_versions' AND type = 'index' ORDER BY name").all())).toEqual([{ name: 'entity_versions_key' }]);
   });
 
   it('leaves a failing migration unrecorded and its changes undone', () => {
