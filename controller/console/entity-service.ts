@@ -8,7 +8,7 @@ import { DuplicateKeyError, type AuditEntry, type EntityRecord, type JsonObject,
 import type { EntityLookup, KindDef } from './kinds/kind-def.js';
 import { activeReviewsOf, type ActiveReview } from './active-reviews.js';
 import { PreloadedLookup } from './kinds/preloaded-lookup.js';
-import { conformToSchema } from './kinds/response-shape.js';
+import { conformOwnCopy } from './kinds/response-shape.js';
 import { assertChangeWithinKeyScope } from './key-scope.js';
 import type { Actor } from './permissions.js';
 
@@ -68,9 +68,9 @@ const READ_CACHE_MAX = 1000;
 
 /** Whether two stored entities are the same apart from server stamps (without copying either). */
 function sameApartFromStamps(a: JsonObject, b: JsonObject): boolean {
-  for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
-    if (!STAMPS.has(key) && !jsonEqual(a[key], b[key])) return false;
-  }
+  for (const key in a) if (Object.hasOwn(a, key) && !STAMPS.has(key) && !jsonEqual(a[key], b[key])) return false;
+  // Keys only b has: the same, unless holding something (a[key] is undefined for them).
+  for (const key in b) if (Object.hasOwn(b, key) && !Object.hasOwn(a, key) && !STAMPS.has(key) && !jsonEqual(undefined, b[key])) return false;
   return true;
 }
 
@@ -124,7 +124,7 @@ export class EntityService {
       permalink: `${this.deps.publicUrl()}/console/v1/${itemPath}/${encodeURIComponent(id)}`,
     });
     if ('statusBeforeArchive' in out) delete out['statusBeforeArchive'];
-    return conformToSchema(this.def.schemas.response, out);
+    return conformOwnCopy(this.def.schemas.response, out);
   }
 
   /** The response shape of stored data, reading what its computed fields need through `repos`. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { deepFreeze } from '../../core/deep-freeze.js';
-import { conformToSchema } from './response-shape.js';
+import { conformOwnCopy, conformToSchema } from './response-shape.js';
 
 const Schema = z.strictObject({
   name: z.string(),
@@ -34,5 +34,26 @@ describe('conformToSchema', () => {
     expect(record).toHaveProperty('owner', null);
     const already = { name: 'a', team: null, value: {}, rules };
     expect(conformToSchema(Schema, already)).toBe(already);
+  });
+});
+
+describe('conformOwnCopy', () => {
+  it('changes the caller’s own copy in place, to what conformToSchema returns, key order included', () => {
+    const nested = deepFreeze([{ name: 'r', operator: null, rollouts: [] }]);
+    const cases = [
+      { name: 'a', team: null, owner: null, value: {}, rules: nested },
+      { owner: null, name: 'a', team: 't', rules: [{ name: 'r' }] },
+      { name: 'a', team: 't', value: { x: null }, rules: [] },
+    ];
+    for (const base of cases) {
+      const expected = conformToSchema(Schema, base);
+      const own = { ...base };
+      const out = conformOwnCopy(Schema, own);
+      expect(out).toBe(own);
+      expect(Object.keys(out)).toEqual(Object.keys(expected));
+      expect(JSON.stringify(out)).toBe(JSON.stringify(expected));
+    }
+    // Nested values are copied where they change, never changed in place.
+    expect(nested[0]).toEqual({ name: 'r', operator: null, rollouts: [] });
   });
 });
