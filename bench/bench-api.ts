@@ -13,9 +13,10 @@
  * so load generator and server don't share a core. Each PATCH sets a new description, so each 2xx
  * must be one new version: after the run, GET versions' totalItems is compared with the 2xx count.
  *
- *   npm run bench:api [-- --duration 5 --warmup 2 --connections 10 --no-build --db postgres://… --checks 500 --ratio-rounds 3]
+ *   npm run bench:api [-- --duration 5 --warmup 2 --connections 10 --no-build --db postgres://… --checks 500 --ratio-rounds 5]
  *
- * The read ratios (b/a, PostgreSQL/SQLite) are medians of rounds that alternate between the two servers.
+ * The ratios (b/a, c/a, PostgreSQL/SQLite) are medians of rounds that alternate between the two servers;
+ * the PATCHes of the c/a rounds are held to the same no-write-lost check.
  */
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -36,7 +37,7 @@ const { values } = parseArgs({
     'no-build': { type: 'boolean', default: false },
     db: { type: 'string' },
     checks: { type: 'string', default: '500' },
-    'ratio-rounds': { type: 'string', default: '3' },
+    'ratio-rounds': { type: 'string', default: '5' },
   },
 });
 const PG_URL = values.db;
@@ -113,16 +114,41 @@ async function measure(name: string, server: ChildProcess, options: autocannon.O
  * this shared machine then lands on both sides of some round, not on one side of the only one.
  * Returns the median of the rounds' ratios b/a, and each round's.
  */
-async function alternatingRatio(label: string, a: { server: ChildProcess; options: autocannon.Options }, b: { server: ChildProcess; options: autocannon.Options }): Promise<{ median: number; rounds: number[] }> {
+async function alternatingRatio(
+  label: string,
+  a: { server: ChildProcess; options: autocannon.Options },
+  b: { server: ChildProcess; options: autocannon.Options },
+): Promise<{ median: number; rounds: number[]; b2xx: number; bNon2xx: number }> {
   const rounds: number[] = [];
+  let b2xx = 0;
+  let bNon2xx = 0;
   for (let round = 1; round <= RATIO_ROUNDS; round++) {
     const first = await measure(`${label} round ${round}: a`, a.server, a.options);
     const second = await measure(`${label} round ${round}: b`, b.server, b.options);
     rounds.push(second.result.rps / first.result.rps);
+    b2xx += second.warm2xx + second.result.ok;
+    bNon2xx += second.result.non2xx;
   }
   const sorted = [...rounds].sort((x, y) => x - y);
-  return { median: sorted[Math.floor(sorted.length / 2)] ?? NaN, rounds };
+  return { median: sorted[Math.floor(sorted.length / 2)] ?? NaN, rounds, b2xx, bNon2xx };
 }
+
+/** PATCHes of the gate, each setting a new description: every 2xx must be one new version. */
+let patchCounter = 0;
+const patchGate = (base: string): autocannon.Options => ({
+  url: base,
+  requests: [
+    {
+      method: 'PATCH',
+      path: `/console/v1/gates/${GATE}`,
+      headers: { 'SERVICE-API-KEY': ADMIN, 'content-type': 'application/json' },
+      setupRequest: (request) => ({ ...request, body: JSON.stringify({ description: `bench write ${++patchCounter}` }) }),
+    },
+  ],
+});
+
+const totalVersions = async (base: string): Promise<number> =>
+  Number(((await api(base, 'GET', `/console/v1/gates/${GATE}/versions?limit=1`))['pagination'] as Record<string, unknown>)['totalItems']);
 
 interface ConsoleRun {
   durability: string;
@@ -145,22 +171,9 @@ async function measureConsole(durability: string, server: Server): Promise<Conso
   const base = server.url;
   const suffix = durability === 'normal' ? '' : `, ${durability}`;
   const read = await measure(`(b) GET gate${suffix}`, server.child, { url: `${base}/console/v1/gates/${GATE}`, headers: { 'SERVICE-API-KEY': ADMIN } });
-  const totalVersions = async (): Promise<number> =>
-    Number(((await api(base, 'GET', `/console/v1/gates/${GATE}/versions?limit=1`))['pagination'] as Record<string, unknown>)['totalItems']);
-  const versionsBefore = await totalVersions();
-  let counter = 0;
-  const write = await measure(`(c) PATCH gate${suffix}`, server.child, {
-    url: base,
-    requests: [
-      {
-        method: 'PATCH',
-        path: `/console/v1/gates/${GATE}`,
-        headers: { 'SERVICE-API-KEY': ADMIN, 'content-type': 'application/json' },
-        setupRequest: (request) => ({ ...request, body: JSON.stringify({ description: `bench write ${++counter}` }) }),
-      },
-    ],
-  });
-  const newVersions = (await totalVersions()) - versionsBefore;
+  const versionsBefore = await totalVersions(base);
+  const write = await measure(`(c) PATCH gate${suffix}`, server.child, patchGate(base));
+  const newVersions = (await totalVersions(base)) - versionsBefore;
   const gate = (await api(base, 'GET', `/console/v1/gates/${GATE}`))['data'] as Record<string, unknown>;
   const writes2xx = write.warm2xx + write.result.ok;
   // autocannon stops at the deadline with up to one request in flight per connection: the server may
@@ -202,6 +215,14 @@ try {
   const a = await measure('(a) bare fastify GET', bare.child, { url: `${bare.url}/bare` });
   const normal = await measureConsole('normal', normalServer);
   const bareRatio = await alternatingRatio('GET gate / bare', { server: bare.child, options: { url: `${bare.url}/bare` } }, { server: normalServer.child, options: { url: `${normalServer.url}/console/v1/gates/${GATE}`, headers: { 'SERVICE-API-KEY': ADMIN } } });
+  // The write ratio the same way as the read ratio: alternating rounds, their median. Every round's
+  // PATCHes are held to the same no-write-lost check as (c).
+  const versionsBeforeRounds = await totalVersions(normalServer.url);
+  const patchRatio = await alternatingRatio('PATCH gate / bare', { server: bare.child, options: { url: `${bare.url}/bare` } }, { server: normalServer.child, options: patchGate(normalServer.url) });
+  const roundVersions = (await totalVersions(normalServer.url)) - versionsBeforeRounds;
+  const roundsLost = Math.max(0, patchRatio.b2xx - roundVersions);
+  const roundsUnacknowledged = roundVersions - patchRatio.b2xx;
+  const roundsOk = roundsLost === 0 && roundsUnacknowledged <= 2 * CONNECTIONS * RATIO_ROUNDS && patchRatio.bNon2xx === 0;
   const fullServer = await startConsole('full');
   const full = await measureConsole('full', fullServer);
 
@@ -243,7 +264,7 @@ try {
   }
 
   const readRatio = bareRatio.median;
-  const writeRatio = normal.write.rps / a.result.rps;
+  const writeRatio = patchRatio.median;
   const cpu = (m: Measured): string => (m.cpuPerRequest === undefined ? '-' : m.cpuPerRequest.toFixed(0));
   const row = (m: Measured): string =>
     `| ${m.name.padEnd(22)} | ${String(Math.round(m.rps)).padStart(7)} | ${m.p99.toFixed(0).padStart(6)} | ${cpu(m).padStart(13)} | ${String(m.ok).padStart(7)} | ${String(m.non2xx + m.errors).padStart(6)} |`;
@@ -264,10 +285,12 @@ try {
     row(full.write),
     '',
     `reads  b/a = ${readRatio.toFixed(2)}, median of ${bareRatio.rounds.length} alternating rounds (${bareRatio.rounds.map((r) => r.toFixed(2)).join(', ')}) (target ≥ ${READ_RATIO_TARGET}) ${readRatio >= READ_RATIO_TARGET ? 'ok' : 'BELOW TARGET'}; by server CPU per request a/b = ${cpuRatio}`,
-    `writes c/a = ${writeRatio.toFixed(2)} (target ≥ ${WRITE_RATIO_TARGET}) ${writeRatio >= WRITE_RATIO_TARGET ? 'ok' : 'BELOW TARGET'}; ${Math.round(normal.write.rps)} req/s (target ≥ ${WRITE_RATE_TARGET}) ${normal.write.rps >= WRITE_RATE_TARGET ? 'ok' : 'BELOW TARGET'}`,
+    `writes c/a = ${writeRatio.toFixed(2)}, median of ${patchRatio.rounds.length} alternating rounds (${patchRatio.rounds.map((r) => r.toFixed(2)).join(', ')}) (target ≥ ${WRITE_RATIO_TARGET}) ${writeRatio >= WRITE_RATIO_TARGET ? 'ok' : 'BELOW TARGET'}; ` +
+      `(c) ${Math.round(normal.write.rps)} req/s (target ≥ ${WRITE_RATE_TARGET}) ${normal.write.rps >= WRITE_RATE_TARGET ? 'ok' : 'BELOW TARGET'}`,
     `durability full/normal: reads ${(full.read.rps / normal.read.rps).toFixed(2)}, PATCHes ${(full.write.rps / normal.write.rps).toFixed(2)} ` +
       `(${Math.round(full.write.rps)} vs ${Math.round(normal.write.rps)} req/s; full fsyncs every commit)`,
     kept(normal),
+    `writes kept (write ratio rounds): ${patchRatio.b2xx} PATCH 2xx → ${roundVersions} new versions; lost: ${roundsLost}, applied but cut off by the deadline: ${roundsUnacknowledged} (at most ${2 * CONNECTIONS * RATIO_ROUNDS}), refused: ${patchRatio.bNon2xx} ${roundsOk ? 'ok' : 'WRITES LOST'}`,
     kept(full),
   ];
   if (postgres) {
@@ -283,7 +306,7 @@ try {
     if (!run.ok || stale > 0 || pgRead < PG_READ_RATIO_TARGET || run.write.rps < PG_WRITE_RATE_TARGET) exitCode = 1;
   }
   process.stdout.write(`${lines.join('\n')}\n`);
-  if (!normal.ok || !full.ok || readRatio < READ_RATIO_TARGET || writeRatio < WRITE_RATIO_TARGET || normal.write.rps < WRITE_RATE_TARGET) exitCode = 1;
+  if (!normal.ok || !full.ok || !roundsOk || readRatio < READ_RATIO_TARGET || writeRatio < WRITE_RATIO_TARGET || normal.write.rps < WRITE_RATE_TARGET) exitCode = 1;
 } catch (error) {
   process.stderr.write(`bench:api failed: ${error instanceof Error ? error.message : String(error)}\n`);
   exitCode = 1;
