@@ -10,6 +10,7 @@ import { clientErrorHandler, frameworkErrorHandler, installErrorHandler } from '
 import { RateLimiter } from './http/rate-limiter.js';
 import { buildOpenApiDocument } from './http/openapi-document.js';
 import { RouteCatalog } from './http/route-catalog.js';
+import { deferredChildLoggers } from './http/deferred-child-logger.js';
 import type { Actor } from './permissions.js';
 import { registerAuditRoutes } from './routes/audit-routes.js';
 import { registerEntityRoutes, type WriteReviewRouting } from './routes/entity-routes.js';
@@ -81,6 +82,7 @@ export function buildConsoleApp(deps: ConsoleAppDeps): FastifyInstance {
     // One line per request, written by the onResponse hook below with the route, the status and the
     // acting key, instead of Fastify's two (incoming, completed) without them.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: deferredChildLoggers,
   });
   const metrics = deps.metrics ?? createConsoleMetrics();
   metrics.readReviewsFrom(deps.store.reviews);
