@@ -1,5 +1,6 @@
 import { ENTITY_SCHEMAS } from '../../schemas/index.js';
 import { didYouMean } from './did-you-mean.js';
+import { freeJsonFields } from './free-json-fields.js';
 import { matchesLayerType } from './experiment-rules.js';
 import type { Issue, JsonObject, RepoEntity } from './repo-entity.js';
 import { isPlainObject } from './validate-entity.js';
@@ -29,6 +30,9 @@ export interface Reference {
 }
 
 const FIELD_REFERENCE_ENTRIES = Object.entries(FIELD_REFERENCES);
+
+/** Fields holding a client's own JSON: never walked, whatever keys the JSON has. */
+const FREE_JSON = freeJsonFields(ENTITY_SCHEMAS.flatMap((e) => [e.create, e.response]));
 
 type EnvironmentList = { property: string; values: unknown[] };
 
@@ -62,6 +66,7 @@ function walk(value: unknown, path: string, inList: boolean, refs: Reference[] |
   if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${path}[${i}]`, true, refs, lists));
   else if (isPlainObject(value)) {
     for (const key of Object.keys(value)) {
+      if (FREE_JSON.has(key)) continue;
       const child = value[key];
       let childRefs = refs;
       let childLists = lists;
