@@ -37,6 +37,20 @@ describe('DeferredChildLogger', () => {
     ]);
   });
 
+  it('has every log method, each writing at its own level', () => {
+    const { parent, lines } = capture('trace');
+    const logger = new DeferredChildLogger(parent, { reqId: 'r-1' }, {});
+    for (const method of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const) logger[method](method);
+    expect(lines.map((l) => [l['level'], l['msg'], l['reqId']])).toEqual([
+      [60, 'fatal', 'r-1'],
+      [50, 'error', 'r-1'],
+      [40, 'warn', 'r-1'],
+      [30, 'info', 'r-1'],
+      [20, 'debug', 'r-1'],
+      [10, 'trace', 'r-1'],
+    ]);
+  });
+
   it('takes the level of its options, and a level set on it', () => {
     const { parent, lines } = capture('warn');
     const logger = new DeferredChildLogger(parent, { reqId: 'r-1' }, { level: 'debug' });

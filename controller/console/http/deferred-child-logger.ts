@@ -18,54 +18,43 @@ export class DeferredChildLogger implements FastifyBaseLogger {
     private readonly options: ChildOptions,
   ) {}
 
-  private get logger(): FastifyBaseLogger {
-    return (this.made ??= this.parent.child(this.bindings, this.options));
-  }
-
   get level(): string {
     return this.made?.level ?? this.options.level ?? this.parent.level;
   }
 
   set level(level: string) {
-    this.logger.level = level;
+    this.target().level = level;
   }
 
-  private call(method: Method, args: unknown[]): void {
-    const logger = this.logger;
-    (logger[method] as (...args: unknown[]) => void).apply(logger, args);
-  }
+  // The log methods, one forwarder each on the prototype (installed below): nothing made per request.
+  declare fatal: FastifyBaseLogger['fatal'];
+  declare error: FastifyBaseLogger['error'];
+  declare warn: FastifyBaseLogger['warn'];
+  declare info: FastifyBaseLogger['info'];
+  declare debug: FastifyBaseLogger['debug'];
+  declare trace: FastifyBaseLogger['trace'];
+  declare silent: FastifyBaseLogger['silent'];
 
-  fatal(...args: unknown[]): void {
-    this.call('fatal', args);
-  }
-
-  error(...args: unknown[]): void {
-    this.call('error', args);
-  }
-
-  warn(...args: unknown[]): void {
-    this.call('warn', args);
-  }
-
-  info(...args: unknown[]): void {
-    this.call('info', args);
-  }
-
-  debug(...args: unknown[]): void {
-    this.call('debug', args);
-  }
-
-  trace(...args: unknown[]): void {
-    this.call('trace', args);
-  }
-
-  silent(...args: unknown[]): void {
-    this.call('silent', args);
+  /** The real child, made on first use: what every method logs through. */
+  target(): FastifyBaseLogger {
+    return (this.made ??= this.parent.child(this.bindings, this.options));
   }
 
   child(bindings: Bindings, options?: ChildOptions): FastifyBaseLogger {
-    return this.logger.child(bindings, options);
+    return this.target().child(bindings, options);
   }
+}
+
+const METHODS: readonly Method[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+for (const method of METHODS) {
+  Object.defineProperty(DeferredChildLogger.prototype, method, {
+    value: function (this: DeferredChildLogger, ...args: unknown[]): void {
+      const logger = this.target();
+      (logger[method] as (...args: unknown[]) => void).apply(logger, args);
+    },
+    writable: true,
+    configurable: true,
+  });
 }
 
 /** Fastify's `childLoggerFactory`: per-request loggers made on first use. */
