@@ -31,22 +31,30 @@ export const isPlainObject = (value: unknown): value is JsonObject => typeof val
  * file giving one twin of a JSON5 pair (`defaultValueJson5`) replaces the pair, as a write does.
  */
 export function withDefaults(entry: EntitySchemaEntry, data: JsonObject): JsonObject {
-  const out: JsonObject = {};
+  let fill = fillers.get(entry.kind);
+  if (fill === undefined) fillers.set(entry.kind, (fill = compileFiller(entry)));
   // Not cloned: the rules only read the entity.
-  for (const [key, twin] of twinsOf(entry)) if (data[twin] === undefined || data[twin] === null) out[key] = entry.defaults[key];
-  return Object.assign(out, data);
+  return Object.assign(fill(data), data);
 }
 
-const twinCache = new Map<string, [key: string, twin: string][]>();
+const fillers = new Map<string, (data: JsonObject) => JsonObject>();
 
-/** Each default's key with the key of its JSON5 twin (`defaultValue` ↔ `defaultValueJson5`). */
-function twinsOf(entry: EntitySchemaEntry): [key: string, twin: string][] {
-  let twins = twinCache.get(entry.kind);
-  if (twins === undefined) {
-    twins = Object.keys(entry.defaults).map((key) => [key, key.endsWith('Json5') ? key.slice(0, -'Json5'.length) : `${key}Json5`]);
-    twinCache.set(entry.kind, twins);
+/**
+ * The defaults a file's data leaves to fill, compiled once per kind with the keys as literals (see
+ * normalize.ts pickerOf): every file of a repository runs it. Keys enter the code only as JSON
+ * string literals; a key objects inherit keeps the interpreted form.
+ */
+function compileFiller(entry: EntitySchemaEntry): (data: JsonObject) => JsonObject {
+  const twins = Object.keys(entry.defaults).map((key) => [key, key.endsWith('Json5') ? key.slice(0, -'Json5'.length) : `${key}Json5`] as const);
+  if (twins.some(([key, twin]) => key in Object.prototype || twin in Object.prototype)) {
+    return (data) => {
+      const out: JsonObject = {};
+      for (const [key, twin] of twins) if (data[twin] === undefined || data[twin] === null) out[key] = entry.defaults[key];
+      return out;
+    };
   }
-  return twins;
+  const lines = twins.map(([key, twin]) => `t = data[${JSON.stringify(twin)}]; if (t === undefined || t === null) out[${JSON.stringify(key)}] = defaults[${JSON.stringify(key)}];`);
+  return new Function('defaults', `return function fillDefaults(data) { const out = {}; let t; ${lines.join(' ')} return out; };`)(entry.defaults) as (data: JsonObject) => JsonObject;
 }
 
 // Module level, not a closure per file: transpilers that keep function names wrap each closure created.
