@@ -2,18 +2,18 @@
  * bench:plan — validate + plan of generated config repositories (1,000, 10,000 and 20,000 entities)
  * against a console holding the same entities, 10% of them changed.
  *
- * Per size, three processes: this one generates the repository; a console child seeds an in-process
- * console through its entity service (one transaction, no HTTP) and serves it on 127.0.0.1:0; a
- * planner child measures, in the same process and on the same files, two bare YAML parses (read every
- * file, `YAML.parse` it; read every file, js-yaml `load` it) and the real thing (`flagops plan`: read,
- * parse — js-yaml for clean files, `yaml` with positions for the rest and wherever an issue is placed —,
- * validate every schema, rule and reference, read the console over HTTP, normalise, diff). The memory
- * target is measured in a fourth process that runs one plan and nothing else, as `flagops plan` does
- * (the timing child's peak RSS, with its baselines and repeated runs, is printed beside it); the
- * console lives in its own process, as it does in production.
+ * Per size: this process generates the repository; a console child seeds an in-process console
+ * through its entity service (one transaction, no HTTP) and serves it on 127.0.0.1:0; a planner child
+ * measures, in turns on the same files, a bare load (read every file, js-yaml `load` it) and the real
+ * thing (`flagops plan`: read, parse — js-yaml for clean files, `yaml` with positions for the rest and
+ * wherever an issue is placed —, validate every schema, rule and reference, read the console over
+ * HTTP, normalise, diff), after `--warmups` unmeasured runs of each; a child of its own times the bare
+ * `yaml.parse` load (information). The memory target is measured in a process that runs one plan and
+ * nothing else, as `flagops plan` does (the timing child's peak RSS, with its baselines and repeated
+ * runs, is printed beside it); the console lives in its own process, as it does in production.
  *
- * Usage: npm run bench:plan [-- --sizes 1000,10000,20000 --runs 3] [--cpu-prof DIR]
- * `--cpu-prof DIR` writes the planner child's V8 CPU profile (bare parses and plan alike) to DIR.
+ * Usage: npm run bench:plan [-- --sizes 1000,10000,20000 --runs 3 --warmups 1] [--cpu-prof DIR]
+ * `--cpu-prof DIR` writes the planner child's V8 CPU profile (bare loads and plans alike) to DIR.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
