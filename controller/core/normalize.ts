@@ -236,27 +236,41 @@ function fileKeysOf(entry: EntitySchemaEntry): string[] {
   return keys;
 }
 
-function itemKey(item: unknown): string | undefined {
+export function itemKey(item: unknown): string | undefined {
   return isObject(item) && typeof item['name'] === 'string' ? item['name'] : undefined;
 }
 
 /**
  * Drops generated ids from `live` list items wherever the matching desired item (by name) doesn't
  * set them. Walks lists and their items only (rules, variants, groups): object-valued fields are JSON
- * values or settings, where the console generates nothing.
+ * values or settings, where the console generates nothing. Copies only what changes: an item that
+ * loses nothing, and a list none of whose items changes, are returned as they are (a plan aligns
+ * every live entity, and most items — conditions, their values, tags — have nothing to drop).
  */
 function alignItems(live: JsonObject, desired: unknown, drop?: readonly string[]): JsonObject {
+  let dropped = false;
+  let aligned: Map<string, unknown[]> | undefined;
+  for (const key in live) {
+    if (drop !== undefined && drop.includes(key)) {
+      dropped = true;
+      continue;
+    }
+    const v = live[key];
+    if (!Array.isArray(v)) continue;
+    const list = alignList(v, isObject(desired) ? desired[key] : undefined);
+    if (list !== v) (aligned ??= new Map()).set(key, list);
+  }
+  if (!dropped && aligned === undefined) return live;
   const out: JsonObject = {};
   for (const key in live) {
     if (drop !== undefined && drop.includes(key)) continue;
-    const v = live[key];
-    out[key] = Array.isArray(v) ? alignList(v, isObject(desired) ? desired[key] : undefined) : v;
+    out[key] = aligned?.get(key) ?? live[key];
   }
   return out;
 }
 
 /** Which generated item fields a live item loses: those its desired counterpart doesn't set. */
-function generatedToDrop(counterpart: unknown): readonly string[] {
+export function generatedToDrop(counterpart: unknown): readonly string[] {
   if (!isObject(counterpart)) return GENERATED_ITEM_FIELDS;
   const keepId = counterpart['id'] !== undefined;
   const keepBase = counterpart['baseID'] !== undefined;
@@ -264,17 +278,24 @@ function generatedToDrop(counterpart: unknown): readonly string[] {
 }
 
 function alignList(live: unknown[], desired: unknown): unknown[] {
-  const byName = new Map<string, unknown>();
-  if (Array.isArray(desired)) for (const d of desired) if (itemKey(d) !== undefined) byName.set(itemKey(d) as string, d);
-  return live.map((item, i) => {
-    if (!isObject(item)) return item;
+  let byName: Map<string, unknown> | undefined;
+  let out: unknown[] | undefined;
+  for (let i = 0; i < live.length; i++) {
+    const item = live[i];
+    if (!isObject(item)) continue;
     const name = itemKey(item);
-    const counterpart = name !== undefined ? byName.get(name) : Array.isArray(desired) ? desired[i] : undefined;
+    if (name !== undefined && byName === undefined) {
+      byName = new Map();
+      if (Array.isArray(desired)) for (const d of desired) if (itemKey(d) !== undefined) byName.set(itemKey(d) as string, d);
+    }
+    const counterpart = name !== undefined ? byName?.get(name) : Array.isArray(desired) ? desired[i] : undefined;
     // The console names what it generates ids for (rules, variants, groups); in an unnamed item (an
     // experiment override's gate `id`) the id is the client's own. Built without the generated fields
     // rather than deleted after: objects stay in fast mode.
-    return alignItems(item, counterpart, name === undefined ? undefined : generatedToDrop(counterpart));
-  });
+    const aligned = alignItems(item, counterpart, name === undefined ? undefined : generatedToDrop(counterpart));
+    if (aligned !== item) (out ??= live.slice())[i] = aligned;
+  }
+  return out ?? live;
 }
 
 /**
