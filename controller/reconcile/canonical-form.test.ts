@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ENTITY_SCHEMAS } from '../../schemas/index.js';
+import { ENTITY_SCHEMAS, type EntitySchemaEntry } from '../../schemas/index.js';
 import { canonical, canonicalReference, generatedToDrop, itemKey, normalizeLive } from '../core/normalize.js';
-import type { JsonObject } from '../core/repo-entity.js';
+import type { JsonObject, RepoEntity } from '../core/repo-entity.js';
 import { FsRepoReader } from '../source/fs-repo-reader.js';
 import { loadRepo } from '../source/load-repo.js';
 
@@ -33,14 +33,21 @@ function* mutations(data: JsonObject): Generator<JsonObject> {
   }
 }
 
+/** Every example entity with its kind's schema entry. */
+async function exampleEntities(): Promise<{ entity: RepoEntity; entry: EntitySchemaEntry }[]> {
+  const repo = await loadRepo(new FsRepoReader(EXAMPLE));
+  expect(repo.entities.length).toBeGreaterThan(10);
+  return repo.entities.map((entity) => {
+    const entry = ENTITY_SCHEMAS.find((e) => e.folder === entity.folder);
+    if (!entry) throw new Error(entity.folder);
+    return { entity, entry };
+  });
+}
+
 describe('canonical (compiled per kind)', () => {
   it('gives what the interpreted form gives, key order included, for every example entity and every one-key change', async () => {
-    const repo = await loadRepo(new FsRepoReader(EXAMPLE));
-    expect(repo.entities.length).toBeGreaterThan(10);
     let compared = 0;
-    for (const entity of repo.entities) {
-      const entry = ENTITY_SCHEMAS.find((e) => e.folder === entity.folder);
-      if (!entry) throw new Error(entity.folder);
+    for (const { entity, entry } of await exampleEntities()) {
       const live = { ...entity.data, creatorID: 'someone', creatorEmail: 'someone@example.com', version: 3, permalink: 'x' };
       for (const value of [entity.data, live, ...mutations(entity.data), ...mutations(live)]) {
         for (const desired of [undefined, null, {}, entity.data]) {
@@ -77,11 +84,8 @@ function alignListReference(live: unknown[], desired: unknown): unknown[] {
 
 describe('normalizeLive (lists aligned copy-on-write)', () => {
   it('gives what copying every list and item gives, and never changes the read, for every example entity and every one-key change', async () => {
-    const repo = await loadRepo(new FsRepoReader(EXAMPLE));
     let compared = 0;
-    for (const entity of repo.entities) {
-      const entry = ENTITY_SCHEMAS.find((e) => e.folder === entity.folder);
-      if (!entry) throw new Error(entity.folder);
+    for (const { entity, entry } of await exampleEntities()) {
       // A read: generated ids on every named item at any depth, as the console gives them.
       const withIds = (value: unknown): unknown =>
         Array.isArray(value)
