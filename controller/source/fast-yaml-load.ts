@@ -1,4 +1,5 @@
 import { CORE_SCHEMA, load } from 'js-yaml';
+import { blockYamlLoad } from './block-yaml-load.js';
 
 /**
  * The fast path of reading a YAML file: js-yaml builds plain data about ten times faster than `yaml`
@@ -10,6 +11,9 @@ import { CORE_SCHEMA, load } from 'js-yaml';
  * nested deeper than `maxDepth` mappings and sequences.
  */
 export function fastYamlLoad(text: string, maxDepth = Infinity): { data: unknown } | undefined {
+  // Most entity files are in the subset the line reader knows, which reads them three times faster.
+  const quick = blockYamlLoad(text, maxDepth);
+  if (quick) return quick;
   if (!plainEnough(text)) return undefined;
   let data: unknown;
   try {
