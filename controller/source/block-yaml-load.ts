@@ -62,6 +62,32 @@ function isKeyChar(c: number): boolean {
 /** Keys js-yaml would resolve to null or a boolean before making them strings, or that name the prototype. */
 const UNSAFE_KEYS = new Set(['null', 'Null', 'NULL', 'true', 'True', 'TRUE', 'false', 'False', 'FALSE', '__proto__']);
 
+/**
+ * Plain keys seen before, by length and first character. Entity files repeat the same few dozen keys:
+ * one seen before is compared in place and reused, instead of sliced out, hashed and checked again.
+ * Bounded, so a file of a million distinct keys cannot grow it.
+ */
+const knownKeys = new Map<number, string[]>();
+const MAX_KNOWN_KEYS = 1024;
+let knownKeyCount = 0;
+
+const bucketOf = (length: number, first: number): number => length * 0x10000 + first;
+
+function knownKey(src: string, p: number, end: number): string | undefined {
+  const bucket = knownKeys.get(bucketOf(end - p, src.charCodeAt(p)));
+  if (bucket !== undefined) for (const key of bucket) if (src.startsWith(key, p)) return key;
+  return undefined;
+}
+
+function rememberKey(key: string): void {
+  if (knownKeyCount >= MAX_KNOWN_KEYS) return;
+  const id = bucketOf(key.length, key.charCodeAt(0));
+  const bucket = knownKeys.get(id);
+  if (bucket === undefined) knownKeys.set(id, [key]);
+  else bucket.push(key);
+  knownKeyCount++;
+}
+
 const INTEGER = /^-?[1-9][0-9]*$/;
 const DECIMAL = /^-?(?:0|[1-9][0-9]*)\.[0-9]+$/;
 
@@ -193,8 +219,13 @@ class BlockReader {
 
   private key(p: number, end: number): string {
     const c = this.src.charCodeAt(p);
+    if (c !== DOUBLE_QUOTE && c !== SINGLE_QUOTE) {
+      const known = knownKey(this.src, p, end);
+      if (known !== undefined) return known;
+    }
     const key = c === DOUBLE_QUOTE || c === SINGLE_QUOTE ? this.quoted(p).value : this.src.slice(p, end);
     if (UNSAFE_KEYS.has(key)) throw OUTSIDE;
+    if (c !== DOUBLE_QUOTE && c !== SINGLE_QUOTE) rememberKey(key);
     return key;
   }
 
