@@ -63,11 +63,18 @@ function collect(data: JsonObject, refs: Reference[], lists: EnvironmentList[] |
  * where a walk goes on: most fields hold scalars.
  */
 function walk(value: unknown, path: string, inList: boolean, refs: Reference[] | undefined, lists: EnvironmentList[] | undefined): void {
-  if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${path}[${i}]`, true, refs, lists));
-  else if (isPlainObject(value)) {
-    for (const key of Object.keys(value)) {
-      if (FREE_JSON.has(key)) continue;
+  if (Array.isArray(value)) {
+    // Only objects hold references or lists: a list of scalars (tags, ids, targets) costs one test per item.
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (typeof item === 'object' && item !== null) walk(item, `${path}[${i}]`, true, refs, lists);
+    }
+  } else if (isPlainObject(value)) {
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
       const child = value[key];
+      // Scalars hold nothing to walk; free JSON is the client's own.
+      if (typeof child !== 'object' || child === null || FREE_JSON.has(key)) continue;
       let childRefs = refs;
       let childLists = lists;
       if (refs && key === 'conditions' && Array.isArray(child)) {
@@ -79,7 +86,7 @@ function walk(value: unknown, path: string, inList: boolean, refs: Reference[] |
         lists.push({ property: path === '' ? key : `${path}.${key}`, values: child });
         childLists = undefined;
       }
-      if (typeof child === 'object' && child !== null && (childRefs || childLists)) walk(child, path === '' ? key : `${path}.${key}`, false, childRefs, childLists);
+      if (childRefs || childLists) walk(child, path === '' ? key : `${path}.${key}`, false, childRefs, childLists);
     }
   }
 }
