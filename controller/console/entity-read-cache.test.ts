@@ -187,3 +187,105 @@ describe('entity read cache', () => {
     }
   });
 });
+
+describe('entity list cache', () => {
+  /** Counts the page and whole-kind reads the services make of the store. */
+  function countReads(console: TestConsole): { pages: number; lists: number } {
+    const counts = { pages: 0, lists: 0 };
+    const entities = console.store.entities;
+    const page = entities.page.bind(entities);
+    const list = entities.list.bind(entities);
+    entities.page = (...args) => (counts.pages++, page(...args));
+    entities.list = (...args) => (counts.lists++, list(...args));
+    return counts;
+  }
+
+  const listGates = async (console: TestConsole, query = 'page=1&limit=1'): Promise<{ body: string; data: Record<string, unknown>[] }> => {
+    const res = await console.call('GET', `/console/v1/gates?${query}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    return { body: res.body, data: res.json().data };
+  };
+
+  it('answers a repeated listing with the bytes of the first, and reads the store again after any write', async () => {
+    const console = await withGate();
+    expect((await console.call('POST', '/console/v1/gates', { id: 'gate_two', name: 'gate two' })).statusCode).toBe(201);
+    const reads = countReads(console);
+    const first = await listGates(console);
+    expect(reads.pages).toBe(1);
+    const parsed = JSON.parse(first.body) as { message: string; data: unknown; pagination: unknown };
+    expect(first.body).toBe(JSON.stringify({ message: parsed.message, data: parsed.data, pagination: parsed.pagination }));
+    expect((await listGates(console)).body).toBe(first.body);
+    expect(reads.pages).toBe(1);
+    // Another page, another limit: other entries of the cache.
+    expect((await listGates(console, 'page=2&limit=1')).data.map((g) => g['id'])).toEqual(['gate_two']);
+    expect((await listGates(console, 'limit=2')).data.map((g) => g['id'])).toEqual(['gate_one', 'gate_two']);
+    expect(reads.pages).toBe(3);
+    expect((await console.call('PATCH', '/console/v1/gates/gate_one', { description: 'changed' })).statusCode).toBe(200);
+    expect((await listGates(console)).data[0]).toMatchObject({ id: 'gate_one', description: 'changed', version: 2 });
+    expect(reads.pages).toBe(4);
+    expect((await console.call('DELETE', '/console/v1/gates/gate_two')).statusCode).toBe(200);
+    expect((await listGates(console, 'limit=2')).data.map((g) => g['id'])).toEqual(['gate_one']);
+  });
+
+  it('shows a rolled-back write as stored, and writes made past the services and by another connection', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'flagops-list-cache-'));
+    dirs.push(dir);
+    const file = join(dir, 'console.db');
+    const console = await withGate(file);
+    await listGates(console);
+    const record = await console.store.entities.get('gate', 'gate_one');
+    if (!record) throw new Error('gate not stored');
+    await expect(
+      console.store.transaction(async (tx) => {
+        await tx.entities.update({ ...record, version: 2, data: { ...record.data, description: 'rolled back', version: 2 } });
+        throw new Error('abort');
+      }),
+    ).rejects.toThrow('abort');
+    expect((await listGates(console)).data[0]).toMatchObject({ description: '', version: 1 });
+    await console.store.transaction((tx) => tx.entities.update({ ...record, version: 2, data: { ...record.data, description: 'direct', version: 2 } }));
+    expect((await listGates(console)).data[0]).toMatchObject({ description: 'direct', version: 2 });
+    const other = openSqliteStore(file);
+    try {
+      await other.transaction((tx) => tx.entities.update({ ...record, version: 3, data: { ...record.data, description: 'elsewhere', version: 3 } }));
+    } finally {
+      await other.close();
+    }
+    // Another connection's commits show within the store's recheck bound (100 ms), as in reads of one entity.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect((await listGates(console)).data[0]).toMatchObject({ description: 'elsewhere', version: 3 });
+  });
+
+  it('shows an open review in the next listing', async () => {
+    const console = await withGate();
+    await listGates(console);
+    expect((await console.call('POST', '/console/v1/settings/reviews', { is_config_review_required: true })).statusCode).toBe(200);
+    const submitted = await console.call('PATCH', '/console/v1/gates/gate_one', { description: 'reviewed' }, undefined, { 'x-respect-review-settings': 'true' });
+    expect(submitted.statusCode).toBe(202);
+    expect((await listGates(console)).data[0]).toMatchObject({ description: '', activeReview: { reviewID: submitted.json().data.reviewID } });
+  });
+
+  it('reads filtered lists and clock-dependent kinds (experiment isStale) afresh every time', async () => {
+    let now = 1_700_000_000_000;
+    c = createTestConsole({ clock: () => now });
+    const console = c;
+    expect((await console.call('POST', '/console/v1/gates', { id: 'gate_one', name: 'gate one', tags: ['a'] })).statusCode).toBe(201);
+    const reads = countReads(console);
+    expect((await listGates(console, 'tags=a')).data.map((g) => g['id'])).toEqual(['gate_one']);
+    const once = reads.lists;
+    expect(once).toBeGreaterThan(0);
+    expect((await listGates(console, 'tags=a')).data.map((g) => g['id'])).toEqual(['gate_one']);
+    expect(reads.lists).toBe(2 * once);
+    const groups = [
+      { name: 'control', size: 50, parameterValues: {} },
+      { name: 'test', size: 50, parameterValues: {} },
+    ];
+    expect((await console.call('POST', '/console/v1/experiments', { id: 'exp_one', name: 'exp one', duration: 1, groups })).statusCode).toBe(201);
+    expect((await console.call('PUT', '/console/v1/experiments/exp_one/start')).statusCode).toBe(200);
+    const stale = async (): Promise<unknown> => (await console.call('GET', '/console/v1/experiments')).json().data[0]['isStale'];
+    expect(await stale()).toBe(false);
+    now += 2 * 24 * 3600 * 1000;
+    expect(await stale()).toBe(true);
+  });
+});
+

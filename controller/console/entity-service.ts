@@ -66,6 +66,45 @@ const STAMPS = new Set(STAMP_FIELDS);
 /** Entities of one kind kept by the read cache of `get` (cleared when full). */
 const READ_CACHE_MAX = 1000;
 
+/** Characters of list bodies one kind keeps in its read cache (cleared when full): 10,000 entities take ≈ 13 M. */
+const LIST_CACHE_MAX_CHARS = 32 * 1024 * 1024;
+
+/** What one kind's reads cache holds while the store's data mark and the public URL stay the same. */
+interface Reads {
+  mark: string;
+  url: string;
+  records: Map<string, EntityRecord>;
+  responses: Map<string, JsonObject>;
+  /** Response bodies of unfiltered list pages, by request URL (path and query). */
+  lists: Map<string, string>;
+  listChars: number;
+  lookup: PreloadedLookup;
+}
+
+/**
+ * Where a list page's body is kept, handed out before the page is read: a body stored here was built
+ * from data at least as new as the mark this cache belongs to, so it is never served once a write
+ * has moved the mark (the next read starts another cache).
+ */
+export class ListBodyCache {
+  constructor(private readonly reads: Reads) {}
+
+  get(key: string): string | undefined {
+    return this.reads.lists.get(key);
+  }
+
+  set(key: string, body: string): void {
+    const reads = this.reads;
+    if (reads.listChars + body.length > LIST_CACHE_MAX_CHARS) {
+      reads.lists.clear();
+      reads.listChars = 0;
+    }
+    if (body.length > LIST_CACHE_MAX_CHARS) return;
+    reads.lists.set(key, body);
+    reads.listChars += body.length;
+  }
+}
+
 /** Whether two stored entities are the same apart from server stamps (without copying either). */
 function sameApartFromStamps(a: JsonObject, b: JsonObject): boolean {
   for (const key in a) if (Object.hasOwn(a, key) && !STAMPS.has(key) && !jsonEqual(a[key], b[key])) return false;
@@ -87,7 +126,7 @@ export class EntityService {
   readonly def: KindDef;
   private readonly writable: Set<string>;
   /** Reads since the store's data mark last moved (see `get`). */
-  private reads: { mark: string; url: string; records: Map<string, EntityRecord>; responses: Map<string, JsonObject>; lookup: PreloadedLookup } | undefined;
+  private reads: Reads | undefined;
 
   constructor(
     def: KindDef,
@@ -145,12 +184,20 @@ export class EntityService {
     return reads.mark === this.deps.store.marks?.()?.data && reads.url === this.deps.publicUrl() ? reads.responses.get(id) : undefined;
   }
 
-  async get(id: string): Promise<JsonObject> {
+  /** The reads cache of the current data mark and public URL; undefined when the store has no marks. */
+  private currentReads(): Reads | undefined {
     const mark = this.deps.store.marks?.()?.data;
-    if (mark === undefined) return this.withActiveReview(await this.respond((await this.current(id)).data), (await activeReviewsOf(this.deps.store.reviews, this.def.kind, id)).get(id));
+    if (mark === undefined) return undefined;
     const url = this.deps.publicUrl();
-    if (this.reads?.mark !== mark || this.reads.url !== url) this.reads = { mark, url, records: new Map(), responses: new Map(), lookup: this.lookup() };
-    const reads = this.reads;
+    if (this.reads?.mark !== mark || this.reads.url !== url) {
+      this.reads = { mark, url, records: new Map(), responses: new Map(), lists: new Map(), listChars: 0, lookup: this.lookup() };
+    }
+    return this.reads;
+  }
+
+  async get(id: string): Promise<JsonObject> {
+    const reads = this.currentReads();
+    if (reads === undefined) return this.withActiveReview(await this.respond((await this.current(id)).data), (await activeReviewsOf(this.deps.store.reviews, this.def.kind, id)).get(id));
     const cached = reads.responses.get(id);
     if (cached !== undefined) return cached;
     let record = reads.records.get(id);
@@ -173,6 +220,18 @@ export class EntityService {
 
   async exists(id: string): Promise<boolean> {
     return (await this.deps.store.entities.get(this.def.kind, id)) !== undefined;
+  }
+
+  /**
+   * The cache of this kind's list bodies as of now, to take before reading a page: repeated listings
+   * (every plan reads every entity) are answered with the bytes of the last answer until the data
+   * mark moves, as `get` is. None for a filtered list, a kind whose responses change with the clock,
+   * or a store without marks.
+   */
+  listCache(filters: Record<string, string>): ListBodyCache | undefined {
+    if (this.def.decorateReadsClock === true || Object.keys(filters).some((name) => this.def.filters?.[name] !== undefined)) return undefined;
+    const reads = this.currentReads();
+    return reads === undefined ? undefined : new ListBodyCache(reads);
   }
 
   async list(offset: number, limit: number, filters: Record<string, string>): Promise<Page<JsonObject>> {

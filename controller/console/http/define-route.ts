@@ -10,6 +10,8 @@ export interface Envelope {
   pagination?: Pagination;
   /** Overrides the route's success status (e.g. 201 only when something was created). */
   status?: number;
+  /** The whole envelope already serialised (a cached list page): sent as it is, instead of the fields above. */
+  body?: string;
 }
 
 export type RouteHandler = (request: FastifyRequest, actor: Actor) => Envelope | Promise<Envelope>;
@@ -42,6 +44,10 @@ export function defineRoute(app: FastifyInstance, catalog: RouteCatalog, doc: Ro
   const bodyRule = { takesBody: doc.body !== undefined, optional: doc.bodyOptional === true };
   const send = (reply: FastifyReply, { status, ...envelope }: Envelope): void => {
     void reply.status(status ?? doc.successStatus ?? 200);
+    if (envelope.body !== undefined) {
+      void reply.type(JSON_TYPE).send(envelope.body);
+      return;
+    }
     const { data } = envelope;
     if (envelope.pagination === undefined && typeof data === 'object' && data !== null) {
       const body = bodyOf(envelope.message, data);

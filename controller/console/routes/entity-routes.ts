@@ -83,8 +83,17 @@ export function registerEntityRoutes(app: FastifyInstance, catalog: RouteCatalog
     const query = queryOf(request);
     const paging = parsePaging(query);
     const filters = Object.fromEntries(Object.entries(query).filter(([k, v]) => k !== 'page' && k !== 'limit' && typeof v === 'string')) as Record<string, string>;
+    const message = `${def.label}s listed successfully.`;
+    // Taken before the page is read: see ListBodyCache.
+    const cache = service.listCache(filters);
+    const cached = cache?.get(request.url);
+    if (cached !== undefined) return { message, body: cached };
     const page = await service.list(paging.offset, paging.limit, filters);
-    return { message: `${def.label}s listed successfully.`, data: page.items, pagination: pagination(base, query, paging, page.total) };
+    const envelope = { message, data: page.items, pagination: pagination(base, query, paging, page.total) };
+    if (cache === undefined) return envelope;
+    const body = JSON.stringify(envelope);
+    cache.set(request.url, body);
+    return { message, body };
   });
 
   const dryRunSuccess = def.dryRun === undefined ? [] : [{ status: 200, description: 'Dry run: every check passed; the would-be entity, nothing persisted.' }];
