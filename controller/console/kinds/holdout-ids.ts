@@ -1,7 +1,11 @@
 import type { JsonObject } from '../../store/ports.js';
 import type { EntityLookup } from './kind-def.js';
 
-const ids = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
+/**
+ * Whether a holdout's id list names `id`. No copy of the list: this runs for every holdout on every
+ * gate, experiment and layer a listing answers, and only a string can equal a string.
+ */
+const names = (list: unknown, id: string): boolean => Array.isArray(list) && list.includes(id);
 
 /**
  * Whether an enabled holdout applies to an entity:
@@ -16,17 +20,17 @@ function applies(holdout: JsonObject, kind: string, entity: JsonObject): boolean
   const id = entity['id'];
   switch (kind) {
     case 'gate': {
-      if (ids(holdout['gateIDs']).includes(String(id))) return true;
+      if (names(holdout['gateIDs'], String(id))) return true;
       const gateCreated = entity['createdTime'];
       const holdoutCreated = holdout['createdTime'];
       return holdout['isGlobal'] === true && typeof gateCreated === 'number' && typeof holdoutCreated === 'number' && gateCreated >= holdoutCreated;
     }
     case 'experiment': {
       const layer = entity['layerID'];
-      return ids(holdout['experimentIDs']).includes(String(id)) || (typeof layer === 'string' && ids(holdout['layerIDs']).includes(layer));
+      return names(holdout['experimentIDs'], String(id)) || (typeof layer === 'string' && names(holdout['layerIDs'], layer));
     }
     case 'layer':
-      return ids(holdout['layerIDs']).includes(String(id));
+      return names(holdout['layerIDs'], String(id));
     default:
       return false;
   }
