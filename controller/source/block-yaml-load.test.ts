@@ -156,6 +156,15 @@ describe('blockYamlLoad', () => {
     expect(blockYamlLoad('a: { b: { c: 1 } }\n', 3)).toEqual({ data: { a: { b: { c: 1 } } } });
   });
 
+  it('reads a line of thousands of quoted items, escaped or not, as the parsers do', () => {
+    const items = Array.from({ length: 5000 }, (_, i) => (i % 3 === 0 ? `"v\\"${i}"` : i % 3 === 1 ? `'it''s ${i}'` : `"v${i}"`));
+    expect(answersAsTheParsers(`a: [${items.join(', ')}]\n`)).toBe(true);
+  });
+
+  it('leaves nesting deeper than the stack to the other parsers instead of throwing', () => {
+    expect(blockYamlLoad(`a: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`)).toBeUndefined();
+  });
+
   // Values whose YAML js-yaml writes in every style it knows: the reader reads them as the parsers do.
   const SCALARS = ['yes', 'null', 'Null', '~', '1.0', '-0', '0x1F', '012', '1e3', 'a: b', 'a #b', '#x', ' lead', 'trail ', "it's", 'say "hi"', 'back\\slash', 'two\nlines', '', '2001-12-14', '@x', 'été', '- x', '[x]', '{x}', 'a,b', '|', '>', '*a', '&a', '!t', '%p', '?', ':', 'x:', 'ok'];
   const scalar = fc.oneof(

@@ -19,7 +19,8 @@ export function blockYamlLoad(text: string, maxDepth = Infinity): { data: unknow
     const data = reader.document();
     return data === undefined ? undefined : { data };
   } catch (error) {
-    if (error === OUTSIDE) return undefined;
+    // A RangeError is the stack, on nesting deeper than any entity's: the other parsers decide too.
+    if (error === OUTSIDE || error instanceof RangeError) return undefined;
     throw error;
   }
 }
@@ -317,36 +318,41 @@ class BlockReader {
   /** A quoted scalar on one line (`''` in single quotes; a few escapes in double quotes). */
   private quoted(p: number): { value: string; end: number } {
     const src = this.src;
-    const lineEnd = this.lineEnd(p);
+    // Each check looks only between the quotes (not to the end of the line): a line of many quoted
+    // items costs its length once.
     if (src.charCodeAt(p) === DOUBLE_QUOTE) {
       const close = src.indexOf('"', p + 1);
-      if (close === -1 || close > lineEnd) throw OUTSIDE;
+      if (close === -1) throw OUTSIDE;
       const value = src.slice(p + 1, close);
-      return value.includes('\\') ? this.escaped(p + 1, lineEnd) : { value, end: close + 1 };
+      if (value.includes('\n')) throw OUTSIDE;
+      return value.includes('\\') ? this.escaped(p + 1) : { value, end: close + 1 };
     }
     let value = '';
     let from = p + 1;
     for (;;) {
       const close = src.indexOf("'", from);
-      if (close === -1 || close > lineEnd) throw OUTSIDE;
-      value += src.slice(from, close);
+      if (close === -1) throw OUTSIDE;
+      const part = src.slice(from, close);
+      if (part.includes('\n')) throw OUTSIDE;
+      value += part;
       if (src.charCodeAt(close + 1) !== SINGLE_QUOTE) return { value, end: close + 1 };
       value += "'";
       from = close + 2;
     }
   }
 
-  /** A double-quoted scalar with escapes: only `\\"`, `\\\\`, `\\/`, `\\n` and `\\t` are read here. */
-  private escaped(from: number, lineEnd: number): { value: string; end: number } {
+  /** A double-quoted scalar with escapes: only `\"`, `\\`, `\/`, `\n` and `\t` are read here (one line). */
+  private escaped(from: number): { value: string; end: number } {
     const src = this.src;
     let value = '';
     let p = from;
     for (;;) {
       const stop = p;
-      while (p < lineEnd && src.charCodeAt(p) !== DOUBLE_QUOTE && src.charCodeAt(p) !== BACKSLASH) p++;
+      let c = src.charCodeAt(p);
+      while (c !== DOUBLE_QUOTE && c !== BACKSLASH && c !== NEWLINE && p < src.length) c = src.charCodeAt(++p);
       value += src.slice(stop, p);
-      if (p >= lineEnd) throw OUTSIDE;
-      if (src.charCodeAt(p) === DOUBLE_QUOTE) return { value, end: p + 1 };
+      if (c === DOUBLE_QUOTE) return { value, end: p + 1 };
+      if (c !== BACKSLASH) throw OUTSIDE; // the end of the line or of the text: a multi-line scalar
       const escape = ESCAPES[src.charAt(p + 1)];
       if (escape === undefined) throw OUTSIDE;
       value += escape;
