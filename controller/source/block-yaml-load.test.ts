@@ -1,23 +1,10 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { CORE_SCHEMA, dump, load } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { blockYamlLoad } from './block-yaml-load.js';
 import { parseYamlFileFully } from './parse-yaml-file.js';
-
-const ROOT = join(import.meta.dirname, '..', '..');
-
-function yamlFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    if (name === 'node_modules' || name === 'dist' || name.startsWith('.')) continue;
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...yamlFiles(path));
-    else if (/\.ya?ml$/.test(name)) out.push(path);
-  }
-  return out;
-}
+import { repositoryYamlFiles } from '../test-support/repository-yaml-files.js';
 
 /**
  * The line reader may answer only with exactly what js-yaml's core schema and the full `yaml` parse
@@ -35,7 +22,7 @@ function answersAsTheParsers(text: string, maxDepth = Infinity): boolean {
   return true;
 }
 
-const REPO_TEXTS = yamlFiles(ROOT).map((file) => readFileSync(file, 'utf8'));
+const REPO_TEXTS = repositoryYamlFiles().map((file) => readFileSync(file, 'utf8'));
 
 const GATE = `# yaml-language-server: $schema=../schemas/gate.schema.json
 id: gate_0

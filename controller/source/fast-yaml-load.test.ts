@@ -1,21 +1,8 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { fastYamlLoad } from './fast-yaml-load.js';
 import { parseYamlFileFully } from './parse-yaml-file.js';
-
-const ROOT = join(import.meta.dirname, '..', '..');
-
-function yamlFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    if (name === 'node_modules' || name === 'dist' || name.startsWith('.')) continue;
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...yamlFiles(path));
-    else if (/\.ya?ml$/.test(name)) out.push(path);
-  }
-  return out;
-}
+import { repositoryYamlFiles } from '../test-support/repository-yaml-files.js';
 
 /** The fast path may answer only with exactly what the full parse gives for a clean file. */
 function expectParity(text: string): 'fast' | 'full' {
@@ -30,7 +17,7 @@ function expectParity(text: string): 'fast' | 'full' {
 
 describe('fastYamlLoad', () => {
   it('reads every YAML file of the repository (examples, template, fixtures) exactly as the full parse does', () => {
-    const files = yamlFiles(ROOT);
+    const files = repositoryYamlFiles();
     expect(files.length).toBeGreaterThan(40);
     const paths = { fast: 0, full: 0 };
     for (const file of files) paths[expectParity(readFileSync(file, 'utf8'))]++;
