@@ -7,9 +7,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Store } from '../store/ports.js';
 import { openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
+import { SqliteEntityRepo } from '../store/sqlite/sqlite-entity-repo.js';
 import { createTestConsole, type TestConsole } from '../test-support/test-console.js';
 
 let c: TestConsole | undefined;
@@ -45,6 +46,34 @@ describe('entity read cache', () => {
     expect((await console.call('DELETE', '/console/v1/holdouts/hold_one')).statusCode).toBe(200);
     expect((await console.call('DELETE', '/console/v1/gates/gate_one')).statusCode).toBe(200);
     expect((await console.call('GET', '/console/v1/gates/gate_one')).statusCode).toBe(404);
+  });
+
+  it("shows holdout writes in the next gate write's answer, and reads the holdouts once between them", async () => {
+    const console = await withGate();
+    // Inside the write's transaction, the repository reads the holdouts through its own `list`.
+    const reads = vi.spyOn(SqliteEntityRepo.prototype, 'list');
+    const holdoutReads = (): number => reads.mock.calls.filter(([kind]) => kind === 'holdout').length;
+    const patchGate = async (description: string): Promise<string[]> => {
+      const res = await console.call('PATCH', '/console/v1/gates/gate_one', { description });
+      expect(res.statusCode).toBe(200);
+      return res.json().data.holdoutIDs;
+    };
+    expect(await patchGate('one')).toEqual([]);
+    expect((await console.call('POST', '/console/v1/holdouts', { name: 'hold one', gateIDs: ['gate_one'] })).statusCode).toBe(201);
+    expect(await patchGate('two')).toEqual(['hold_one']);
+    // Gate writes alone leave the holdouts as they were: they are not parsed again.
+    const before = holdoutReads();
+    expect(await patchGate('three')).toEqual(['hold_one']);
+    expect(await patchGate('four')).toEqual(['hold_one']);
+    expect(holdoutReads()).toBe(before);
+    expect(before).toBeGreaterThan(0);
+    expect((await console.call('PATCH', '/console/v1/holdouts/hold_one', { isEnabled: false })).statusCode).toBe(200);
+    expect(await patchGate('five')).toEqual([]);
+    expect((await console.call('PATCH', '/console/v1/holdouts/hold_one', { isEnabled: true })).statusCode).toBe(200);
+    expect(await patchGate('six')).toEqual(['hold_one']);
+    expect((await console.call('DELETE', '/console/v1/holdouts/hold_one')).statusCode).toBe(200);
+    expect(await patchGate('seven')).toEqual([]);
+    reads.mockRestore();
   });
 
   it('serves a cached response frozen, and builds a clock-dependent one (experiment isStale) at every read', async () => {

@@ -45,6 +45,11 @@ export interface EntityRepo {
   version(kind: string, id: string): Promise<number | undefined>;
   /** Every entity of a kind, in creation order. */
   list(kind: string): Promise<EntityRecord[]>;
+  /**
+   * `list`, frozen: callers only read it, and several may be handed the same list. A store may
+   * answer from a cache that every write of the kind renews; stores without one leave this out.
+   */
+  listFrozen?(kind: string): Promise<readonly EntityRecord[]>;
   /** One page of a kind, in creation order. */
   page(kind: string, offset: number, limit: number): Promise<Page<EntityRecord>>;
   /** Throws DuplicateKeyError when (kind, id) exists. */

@@ -1,7 +1,7 @@
 import type { StoreRepos } from './ports.js';
 
 /** A port's synchronous twin: what an in-process adapter (SQLite, the fake) implements inside. */
-export type Sync<T> = { [K in keyof T]: T[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : T[K] };
+export type Sync<T> = { [K in keyof T]: NonNullable<T[K]> extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : T[K] };
 
 export type SyncRepos = { [K in keyof StoreRepos]: Sync<StoreRepos[K]> };
 

@@ -11,6 +11,9 @@ class LookupMiss {
 
 const key = (kind: string, id: string): string => `${kind}\u0000${id}`;
 
+/** A whole kind for callers that only read it: the store's shared frozen list where it keeps one. */
+const readShared = (entities: EntityRepo, kind: string): Promise<readonly EntityRecord[]> => (entities.listFrozen ? entities.listFrozen(kind) : entities.list(kind));
+
 /**
  * What a lookup has read: whole kinds and single records. Kind definitions read other entities
  * synchronously (they are pure functions of what they are given); the store answers asynchronously.
@@ -42,10 +45,10 @@ export class PreloadedLookup implements EntityLookup {
     this.lists.set(kind, records);
   }
 
-  /** Loads whole kinds it doesn't hold yet, all at once (their reads go out together). */
+  /** Loads whole kinds it doesn't hold yet, all at once (their reads go out together), as `run` loads learned kinds. */
   async load(entities: EntityRepo, kinds: Iterable<string>): Promise<void> {
     const missing = [...kinds].filter((kind) => !this.lists.has(kind));
-    const lists = await Promise.all(missing.map((kind) => entities.list(kind)));
+    const lists = await Promise.all(missing.map((kind) => readShared(entities, kind)));
     missing.forEach((kind, i) => this.lists.set(kind, lists[i]!));
   }
 
@@ -53,12 +56,14 @@ export class PreloadedLookup implements EntityLookup {
    * Runs fn, loading what it misses from `entities` and running it again, until it completes. Kinds in
    * `learned` are loaded whole before the first run, and every kind fn lists is added to it: a caller
    * whose function always lists the same kinds (computed fields) runs it once after the first time.
+   * Such callers only read what they are given: their lists come frozen from the store's shared
+   * ones where it keeps them (`listFrozen`), since they run on every write and read.
    */
   async run<T>(entities: EntityRepo, fn: (lookup: EntityLookup) => T, freeze?: <R>(value: R) => R, learned?: Set<string>): Promise<T> {
     if (learned) {
       for (const kind of learned) {
         if (this.lists.has(kind)) continue;
-        const list = await entities.list(kind);
+        const list = await readShared(entities, kind);
         this.lists.set(kind, freeze ? freeze(list) : list);
       }
     }
@@ -69,7 +74,7 @@ export class PreloadedLookup implements EntityLookup {
         if (!(error instanceof LookupMiss)) throw error;
         if (error.id === undefined) {
           learned?.add(error.kind);
-          const list = await entities.list(error.kind);
+          const list = learned ? await readShared(entities, error.kind) : await entities.list(error.kind);
           this.lists.set(error.kind, freeze ? freeze(list) : list);
         } else {
           const record = await entities.get(error.kind, error.id);

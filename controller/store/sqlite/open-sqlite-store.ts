@@ -10,6 +10,7 @@ import { SqliteAuthRepo } from './sqlite-auth-repo.js';
 import { SqliteEntityRepo } from './sqlite-entity-repo.js';
 import { SqliteReviewRepo } from './sqlite-review-repo.js';
 import { SqliteRoleRepo, SqliteSettingsRepo } from './sqlite-settings-repo.js';
+import { KindListCache } from './kind-list-cache.js';
 import { startWalCheckpointer } from './wal-checkpointer.js';
 
 /** How often the WAL is checkpointed into the database file. */
@@ -91,8 +92,9 @@ export function openSqliteStore(path: string, migrations: Migration[] = MIGRATIO
   const auth = new SqliteAuthRepo(db);
   const roles = new SqliteRoleRepo(db);
   const audit = new SqliteAuditRepo(db);
+  const lists = new KindListCache(currentDataVersion);
   const repos: SyncRepos = {
-    entities: new SqliteEntityRepo(db, audit),
+    entities: new SqliteEntityRepo(db, audit, lists),
     audit,
     auth,
     roles,
@@ -141,12 +143,16 @@ export function openSqliteStore(path: string, migrations: Migration[] = MIGRATIO
         ended();
       },
       rollback: () => {
+        lists.clear();
         if (db.inTransaction) rollback.run();
         ended();
       },
       savepoint: () => savepoint.run(),
       release: () => release.run(),
-      rollbackToSavepoint: () => rollbackTo.run(),
+      rollbackToSavepoint: () => {
+        lists.clear();
+        rollbackTo.run();
+      },
       inTransaction: () => db.inTransaction,
     }),
     marks,

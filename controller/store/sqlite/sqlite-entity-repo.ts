@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { assertEntityChange, DuplicateKeyError, type EntityChange, type EntityRecord, type EntityRepo, type Page, type VersionRecord } from '../ports.js';
 import type { Sync } from '../sync-backed-store.js';
+import type { KindListCache } from './kind-list-cache.js';
 import type { SqliteAuditRepo } from './sqlite-audit-repo.js';
 
 interface EntityRow {
@@ -18,7 +19,12 @@ export class SqliteEntityRepo implements Sync<EntityRepo> {
   private readonly stmts;
   private readonly saveAll: (change: EntityChange) => void;
 
-  constructor(db: Database.Database, audit: SqliteAuditRepo) {
+  /** @param lists Frozen whole kinds for `listFrozen`, which the store owning `db` clears on rollbacks. */
+  constructor(
+    db: Database.Database,
+    audit: SqliteAuditRepo,
+    private readonly lists: KindListCache,
+  ) {
     this.stmts = {
       get: db.prepare('SELECT kind, id, version, data FROM entities WHERE kind = ? AND id = ?'),
       version: db.prepare('SELECT version FROM entities WHERE kind = ? AND id = ?').pluck(),
@@ -37,6 +43,7 @@ export class SqliteEntityRepo implements Sync<EntityRepo> {
     // first statement (a taken version) undoes what the call wrote, and only that.
     this.saveAll = db.transaction((change: EntityChange) => {
       const { record, version } = change;
+      this.lists.forget(record.kind);
       const data = JSON.stringify(record.data);
       if (change.mode === 'insert') insertRow(this.stmts.insert, record, data);
       else if (this.stmts.update.run(record.version, data, record.kind, record.id).changes === 0) {
@@ -61,20 +68,27 @@ export class SqliteEntityRepo implements Sync<EntityRepo> {
     return (this.stmts.list.all(kind) as EntityRow[]).map(toRecord);
   }
 
+  listFrozen(kind: string): readonly EntityRecord[] {
+    return this.lists.get(kind, () => this.list(kind));
+  }
+
   page(kind: string, offset: number, limit: number): Page<EntityRecord> {
     const items = (this.stmts.page.all(kind, limit, offset) as EntityRow[]).map(toRecord);
     return { items, total: (this.stmts.count.get(kind) as { n: number }).n };
   }
 
   insert(record: EntityRecord): void {
+    this.lists.forget(record.kind);
     insertRow(this.stmts.insert, record, JSON.stringify(record.data));
   }
 
   update(record: EntityRecord): void {
+    this.lists.forget(record.kind);
     this.stmts.update.run(record.version, JSON.stringify(record.data), record.kind, record.id);
   }
 
   delete(kind: string, id: string): void {
+    this.lists.forget(kind);
     this.stmts.delete.run(kind, id);
     this.stmts.deleteVersions.run(kind, id);
   }
