@@ -13,10 +13,11 @@
  * so load generator and server don't share a core. Each PATCH sets a new description, so each 2xx
  * must be one new version: after the run, GET versions' totalItems is compared with the 2xx count.
  *
- *   npm run bench:api [-- --duration 5 --warmup 2 --connections 10 --no-build --db postgres://… --checks 500 --ratio-rounds 5]
+ *   npm run bench:api [-- --duration 5 --warmup 2 --connections 10 --no-build --db postgres://… --checks 500 --ratio-rounds 5 --holdouts 30]
  *
  * The ratios (b/a, c/a, PostgreSQL/SQLite) are medians of rounds that alternate between the two servers;
- * the PATCHes of the c/a rounds are held to the same no-write-lost check.
+ * the PATCHes of the c/a rounds are held to the same no-write-lost check. Information: (c) once more
+ * after --holdouts holdouts are created, since every gate answer's holdoutIDs reads all of them.
  */
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -38,12 +39,14 @@ const { values } = parseArgs({
     db: { type: 'string' },
     checks: { type: 'string', default: '500' },
     'ratio-rounds': { type: 'string', default: '5' },
+    holdouts: { type: 'string', default: '30' },
   },
 });
 const PG_URL = values.db;
 if (PG_URL !== undefined && !/^postgres(ql)?:\/\//.test(PG_URL)) throw new Error(`--db must be a postgres:// URL, not '${PG_URL}'`);
 const CHECKS = Number(values.checks);
 const RATIO_ROUNDS = Number(values['ratio-rounds']);
+const HOLDOUTS = Number(values.holdouts);
 const DURATION = Number(values.duration);
 const WARMUP = Number(values.warmup);
 const CONNECTIONS = Number(values.connections);
@@ -223,6 +226,10 @@ try {
   const roundsLost = Math.max(0, patchRatio.b2xx - roundVersions);
   const roundsUnacknowledged = roundVersions - patchRatio.b2xx;
   const roundsOk = roundsLost === 0 && roundsUnacknowledged <= 2 * CONNECTIONS * RATIO_ROUNDS && patchRatio.bNon2xx === 0;
+  for (let i = 0; i < HOLDOUTS; i++) {
+    await api(normalServer.url, 'POST', '/console/v1/holdouts', { id: `bench_holdout_${i}`, name: `bench holdout ${i}`, description: 'a holdout of the benchmark', passPercentage: 5 });
+  }
+  const withHoldouts = (await measure(`(c) PATCH, ${HOLDOUTS} holdouts`, normalServer.child, patchGate(normalServer.url))).result;
   const fullServer = await startConsole('full');
   const full = await measureConsole('full', fullServer);
 
@@ -281,6 +288,7 @@ try {
     row(a.result),
     row(normal.read),
     row(normal.write),
+    row(withHoldouts),
     row(full.read),
     row(full.write),
     '',
@@ -289,6 +297,7 @@ try {
       `(c) ${Math.round(normal.write.rps)} req/s (target ≥ ${WRITE_RATE_TARGET}) ${normal.write.rps >= WRITE_RATE_TARGET ? 'ok' : 'BELOW TARGET'}`,
     `durability full/normal: reads ${(full.read.rps / normal.read.rps).toFixed(2)}, PATCHes ${(full.write.rps / normal.write.rps).toFixed(2)} ` +
       `(${Math.round(full.write.rps)} vs ${Math.round(normal.write.rps)} req/s; full fsyncs every commit)`,
+    `PATCHes with ${HOLDOUTS} holdouts / without: ${(withHoldouts.rps / normal.write.rps).toFixed(2)} (information: every gate answer's holdoutIDs reads them)`,
     kept(normal),
     `writes kept (write ratio rounds): ${patchRatio.b2xx} PATCH 2xx → ${roundVersions} new versions; lost: ${roundsLost}, applied but cut off by the deadline: ${roundsUnacknowledged} (at most ${2 * CONNECTIONS * RATIO_ROUNDS}), refused: ${patchRatio.bNon2xx} ${roundsOk ? 'ok' : 'WRITES LOST'}`,
     kept(full),
