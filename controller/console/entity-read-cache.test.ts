@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Store } from '../store/ports.js';
 import { openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
 import { SqliteEntityRepo } from '../store/sqlite/sqlite-entity-repo.js';
+import { groups, LAYER_BODY, type Body } from '../test-support/experiment-fixtures.js';
 import { createTestConsole, type TestConsole } from '../test-support/test-console.js';
 
 let c: TestConsole | undefined;
@@ -48,11 +49,11 @@ describe('entity read cache', () => {
     expect((await console.call('GET', '/console/v1/gates/gate_one')).statusCode).toBe(404);
   });
 
-  it("shows holdout writes in the next gate write's answer, and reads the holdouts once between them", async () => {
-    const console = await withGate();
-    // Inside the write's transaction, the repository reads the holdouts through its own `list`.
+  it("shows holdout writes in the next gate write's answer, and reads the holdouts from the database once", async () => {
+    // Inside a write's transaction, the repository reads the holdouts through its own `list`.
     const reads = vi.spyOn(SqliteEntityRepo.prototype, 'list');
     const holdoutReads = (): number => reads.mock.calls.filter(([kind]) => kind === 'holdout').length;
+    const console = await withGate();
     const patchGate = async (description: string): Promise<string[]> => {
       const res = await console.call('PATCH', '/console/v1/gates/gate_one', { description });
       expect(res.statusCode).toBe(200);
@@ -62,17 +63,42 @@ describe('entity read cache', () => {
     expect((await console.call('POST', '/console/v1/holdouts', { name: 'hold one', gateIDs: ['gate_one'] })).statusCode).toBe(201);
     expect(await patchGate('two')).toEqual(['hold_one']);
     // Gate writes alone leave the holdouts as they were: they are not parsed again.
-    const before = holdoutReads();
     expect(await patchGate('three')).toEqual(['hold_one']);
-    expect(await patchGate('four')).toEqual(['hold_one']);
-    expect(holdoutReads()).toBe(before);
-    expect(before).toBeGreaterThan(0);
     expect((await console.call('PATCH', '/console/v1/holdouts/hold_one', { isEnabled: false })).statusCode).toBe(200);
     expect(await patchGate('five')).toEqual([]);
     expect((await console.call('PATCH', '/console/v1/holdouts/hold_one', { isEnabled: true })).statusCode).toBe(200);
     expect(await patchGate('six')).toEqual(['hold_one']);
     expect((await console.call('DELETE', '/console/v1/holdouts/hold_one')).statusCode).toBe(200);
     expect(await patchGate('seven')).toEqual([]);
+    // Read when the gate was created; every holdout write since changed the kept list as it wrote.
+    expect(holdoutReads()).toBe(1);
+    reads.mockRestore();
+  });
+
+  it("checks a layer's allocation against every experiment write since its experiments were read, and reads them once", async () => {
+    const reads = vi.spyOn(SqliteEntityRepo.prototype, 'list');
+    const experimentReads = (): number => reads.mock.calls.filter(([kind]) => kind === 'experiment').length;
+    c = createTestConsole();
+    const t = c;
+    expect((await t.call('POST', '/console/v1/layers', LAYER_BODY)).statusCode).toBe(201);
+    const experiment = (id: string, allocation: number): Body => ({ id, name: `experiment ${id}`, groups: groups(), allocation, layerID: 'main_layer' });
+    const write = async (method: string, url: string, body?: unknown): Promise<{ status: number; message: string }> => {
+      const res = await t.call(method, url, body);
+      return { status: res.statusCode, message: JSON.stringify(res.json()) };
+    };
+    expect((await write('POST', '/console/v1/experiments', experiment('exp_a', 60))).status).toBe(201);
+    expect((await write('POST', '/console/v1/experiments', experiment('exp_b', 30))).status).toBe(201);
+    // exp_a's new allocation is what exp_c's check must count: 70 + 30 leaves nothing.
+    expect((await write('PATCH', '/console/v1/experiments/exp_a', { allocation: 70 })).status).toBe(200);
+    const refused = await write('POST', '/console/v1/experiments', experiment('exp_c', 1));
+    expect(refused.status).toBe(400);
+    expect(refused.message).toMatch(/other experiments use 100%/);
+    expect((await write('PUT', '/console/v1/experiments/exp_b/abandon', {})).status).toBe(200);
+    expect((await write('POST', '/console/v1/experiments', experiment('exp_c', 30))).status).toBe(201);
+    expect((await write('DELETE', '/console/v1/experiments/exp_a')).status).toBe(200);
+    expect((await write('POST', '/console/v1/experiments', experiment('exp_d', 70))).status).toBe(201);
+    expect((await write('POST', '/console/v1/experiments', experiment('exp_e', 1))).message).toMatch(/other experiments use 100%/);
+    expect(experimentReads()).toBe(1);
     reads.mockRestore();
   });
 

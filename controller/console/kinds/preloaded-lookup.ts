@@ -11,7 +11,7 @@ class LookupMiss {
 
 const key = (kind: string, id: string): string => `${kind}\u0000${id}`;
 
-/** A whole kind for callers that only read it: the store's shared frozen list where it keeps one. */
+/** A whole kind for kind functions, which only read it: the store's shared frozen list where it keeps one. */
 const readShared = (entities: EntityRepo, kind: string): Promise<readonly EntityRecord[]> => (entities.listFrozen ? entities.listFrozen(kind) : entities.list(kind));
 
 /**
@@ -56,8 +56,9 @@ export class PreloadedLookup implements EntityLookup {
    * Runs fn, loading what it misses from `entities` and running it again, until it completes. Kinds in
    * `learned` are loaded whole before the first run, and every kind fn lists is added to it: a caller
    * whose function always lists the same kinds (computed fields) runs it once after the first time.
-   * Such callers only read what they are given: their lists come frozen from the store's shared
-   * ones where it keeps them (`listFrozen`), since they run on every write and read.
+   * Kind functions only read what a lookup gives them: whole kinds come frozen from the store's
+   * shared lists where it keeps them (`listFrozen`), since validation and computed fields read the
+   * same kinds on every write and read.
    */
   async run<T>(entities: EntityRepo, fn: (lookup: EntityLookup) => T, freeze?: <R>(value: R) => R, learned?: Set<string>): Promise<T> {
     if (learned) {
@@ -74,7 +75,7 @@ export class PreloadedLookup implements EntityLookup {
         if (!(error instanceof LookupMiss)) throw error;
         if (error.id === undefined) {
           learned?.add(error.kind);
-          const list = learned ? await readShared(entities, error.kind) : await entities.list(error.kind);
+          const list = await readShared(entities, error.kind);
           this.lists.set(error.kind, freeze ? freeze(list) : list);
         } else {
           const record = await entities.get(error.kind, error.id);

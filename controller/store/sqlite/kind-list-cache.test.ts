@@ -59,19 +59,45 @@ describe('listFrozen (SQLite)', () => {
     expect(Object.isFrozen(plain[0])).toBe(false);
   });
 
-  it('shows every write of the kind: insert, update, save, delete', async () => {
+  it('follows every write of the kind as the row was stored (insert, update, save, delete), parsing only that row', async () => {
     const store = open();
-    expect(await listed(store)).toEqual([]);
-    await store.entities.insert(holdout('h1'));
-    expect(ids(await listed(store))).toEqual(['h1']);
+    await store.entities.insert(holdout('h0', 1, { note: 'untouched' }));
+    expect(ids(await listed(store))).toEqual(['h0']);
+    let untouched = (await listed(store))[0];
+    /** The kept list is what a fresh read gives, frozen, and still holds the untouched record itself. */
+    const same = async (expected: string[]): Promise<readonly EntityRecord[]> => {
+      const kept = await listed(store);
+      expect(ids(kept)).toEqual(expected);
+      expect(kept).toEqual(await store.entities.list('holdout'));
+      expect(Object.isFrozen(kept)).toBe(true);
+      for (const record of kept) expect(Object.isFrozen(record.data)).toBe(true);
+      expect(kept[0]).toBe(untouched);
+      return kept;
+    };
+    await store.entities.insert(holdout('h1', 1, { gateIDs: ['g1'], dropped: undefined }));
+    expect((await same(['h0', 'h1']))[1]?.data).toEqual({ id: 'h1', version: 1, gateIDs: ['g1'] });
     await store.entities.update(holdout('h1', 2, { isEnabled: false }));
-    expect((await listed(store))[0]?.data['isEnabled']).toBe(false);
+    expect((await same(['h0', 'h1']))[1]?.data['isEnabled']).toBe(false);
+    await store.entities.update(holdout('absent', 2));
+    await same(['h0', 'h1']);
     await store.transaction((tx) => tx.entities.save(change(holdout('h2'), 'insert')));
-    expect(ids(await listed(store))).toEqual(['h1', 'h2']);
+    await same(['h0', 'h1', 'h2']);
     await store.transaction((tx) => tx.entities.save(change(holdout('h2', 2, { passPercentage: 5 }), 'update')));
-    expect((await listed(store))[1]?.data['passPercentage']).toBe(5);
+    expect((await same(['h0', 'h1', 'h2']))[2]).toMatchObject({ version: 2, data: { passPercentage: 5 } });
+    // A write that fails leaves the list out: read again, it is kept again from then on.
+    await expect(store.entities.insert(holdout('h2'))).rejects.toThrow();
+    const reread = await listed(store);
+    expect(reread).toEqual(await store.entities.list('holdout'));
+    expect(reread[0]).not.toBe(untouched);
+    untouched = reread[0];
+    await same(['h0', 'h1', 'h2']);
     await store.entities.delete('holdout', 'h1');
-    expect(ids(await listed(store))).toEqual(['h2']);
+    await same(['h0', 'h2']);
+    // A record kept in the list is the stored one, not the caller's object.
+    const given = holdout('h3', 1, { tags: ['a'] });
+    await store.entities.insert(given);
+    (given.data['tags'] as string[]).push('changed after the write');
+    expect((await same(['h0', 'h2', 'h3']))[2]?.data['tags']).toEqual(['a']);
   });
 
   it("shows a transaction its own writes, and never a rolled-back transaction's", async () => {

@@ -7,16 +7,23 @@ interface Entry {
   external: number;
 }
 
+/** How a write changes a kind's list: the list after it, or undefined when it can't tell. */
+export type ListChange = (list: readonly EntityRecord[]) => readonly EntityRecord[] | undefined;
+
 /**
- * Whole kinds read on a SQLite connection, frozen, until something may have changed them. Every write
- * of a kind through this connection forgets it before the statement runs (so a list read afterwards,
- * in or out of a transaction, holds that write); a rollback forgets everything (a list read inside
- * the transaction may hold what was undone); another connection's commit shows as a new external
- * mark. Computed response fields read the same few kinds on every write (every holdout, for a gate's
- * holdoutIDs); without this each gate write parsed all of them again.
+ * Whole kinds read on a SQLite connection, frozen, kept until something may have changed them in a
+ * way this cache can't follow. A write of one record through this connection takes its kind's list
+ * out while the statements run and puts it back changed as the row was written (a write that fails
+ * leaves it out), so a list read afterwards, in or out of a transaction, holds that write; a rollback
+ * drops everything (a list may hold what was undone); another connection's commit shows as a new
+ * external mark. Validation and computed fields read whole kinds on every write (every holdout for a
+ * gate's holdoutIDs; a layer's experiments for its allocation): without this each write parsed all of
+ * them again.
  */
 export class KindListCache {
   private readonly entries = new Map<string, Entry>();
+  /** Writes of any kind through `write` so far: a rollback of none of them leaves every list right. */
+  writes = 0;
 
   constructor(private readonly externalMark: () => number) {}
 
@@ -30,13 +37,37 @@ export class KindListCache {
     return list;
   }
 
-  /** Before any write of the kind. */
-  forget(kind: string): void {
+  /** Runs a write of the kind; once it has succeeded, the kept list (if any) is changed as it says. */
+  write<T>(kind: string, run: () => T, change: ListChange): T {
+    const entry = this.entries.get(kind);
     this.entries.delete(kind);
+    this.writes++;
+    const result = run();
+    const list = entry && change(entry.list);
+    if (entry !== undefined && list !== undefined) this.entries.set(kind, { list, external: entry.external });
+    return result;
   }
 
-  /** After a rollback, whole or to a savepoint. */
+  /** After a rollback that may have undone a write (whole, or to a savepoint set before one). */
   clear(): void {
     this.entries.clear();
   }
+}
+
+/** The change of a row written as `record` with `data` (its stored JSON): replaced in place, or appended when inserted. */
+export function upserted(record: EntityRecord, data: string, inserted: boolean): ListChange {
+  return (list) => {
+    const stored = deepFreeze({ kind: record.kind, id: record.id, version: record.version, data: JSON.parse(data) as EntityRecord['data'] });
+    if (inserted) return Object.freeze([...list, stored]);
+    const at = list.findIndex((r) => r.id === record.id);
+    if (at < 0) return undefined;
+    const out = [...list];
+    out[at] = stored;
+    return Object.freeze(out);
+  };
+}
+
+/** The change of a deleted row. */
+export function removed(id: string): ListChange {
+  return (list) => Object.freeze(list.filter((r) => r.id !== id));
 }

@@ -93,6 +93,7 @@ export function openSqliteStore(path: string, migrations: Migration[] = MIGRATIO
   const roles = new SqliteRoleRepo(db);
   const audit = new SqliteAuditRepo(db);
   const lists = new KindListCache(currentDataVersion);
+  let writesAtSavepoint = 0;
   const repos: SyncRepos = {
     entities: new SqliteEntityRepo(db, audit, lists),
     audit,
@@ -147,10 +148,14 @@ export function openSqliteStore(path: string, migrations: Migration[] = MIGRATIO
         if (db.inTransaction) rollback.run();
         ended();
       },
-      savepoint: () => savepoint.run(),
+      savepoint: () => {
+        writesAtSavepoint = lists.writes;
+        savepoint.run();
+      },
       release: () => release.run(),
+      // A transaction refused before it wrote (a validation error) keeps the lists: nothing was undone.
       rollbackToSavepoint: () => {
-        lists.clear();
+        if (lists.writes !== writesAtSavepoint) lists.clear();
         rollbackTo.run();
       },
       inTransaction: () => db.inTransaction,

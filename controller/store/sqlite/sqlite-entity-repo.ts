@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { assertEntityChange, DuplicateKeyError, type EntityChange, type EntityRecord, type EntityRepo, type Page, type VersionRecord } from '../ports.js';
 import type { Sync } from '../sync-backed-store.js';
-import type { KindListCache } from './kind-list-cache.js';
+import { type KindListCache, removed, upserted } from './kind-list-cache.js';
 import type { SqliteAuditRepo } from './sqlite-audit-repo.js';
 
 interface EntityRow {
@@ -17,7 +17,7 @@ interface VersionRow extends EntityRow {
 
 export class SqliteEntityRepo implements Sync<EntityRepo> {
   private readonly stmts;
-  private readonly saveAll: (change: EntityChange) => void;
+  private readonly saveAll: (change: EntityChange, data: string) => void;
 
   /** @param lists Frozen whole kinds for `listFrozen`, which the store owning `db` clears on rollbacks. */
   constructor(
@@ -41,10 +41,8 @@ export class SqliteEntityRepo implements Sync<EntityRepo> {
     };
     // A savepoint inside the caller's transaction (or a transaction of its own): a failure after the
     // first statement (a taken version) undoes what the call wrote, and only that.
-    this.saveAll = db.transaction((change: EntityChange) => {
+    this.saveAll = db.transaction((change: EntityChange, data: string) => {
       const { record, version } = change;
-      this.lists.forget(record.kind);
-      const data = JSON.stringify(record.data);
       if (change.mode === 'insert') insertRow(this.stmts.insert, record, data);
       else if (this.stmts.update.run(record.version, data, record.kind, record.id).changes === 0) {
         throw new Error(`${record.kind} ${record.id} does not exist: nothing was written`);
@@ -78,19 +76,27 @@ export class SqliteEntityRepo implements Sync<EntityRepo> {
   }
 
   insert(record: EntityRecord): void {
-    this.lists.forget(record.kind);
-    insertRow(this.stmts.insert, record, JSON.stringify(record.data));
+    const data = JSON.stringify(record.data);
+    this.lists.write(record.kind, () => insertRow(this.stmts.insert, record, data), upserted(record, data, true));
   }
 
   update(record: EntityRecord): void {
-    this.lists.forget(record.kind);
-    this.stmts.update.run(record.version, JSON.stringify(record.data), record.kind, record.id);
+    const data = JSON.stringify(record.data);
+    const run = (): boolean => this.stmts.update.run(record.version, data, record.kind, record.id).changes > 0;
+    // No row, no change: the kept list stays as it was.
+    let updated = false;
+    this.lists.write(record.kind, () => (updated = run()), (list) => (updated ? upserted(record, data, false)(list) : list));
   }
 
   delete(kind: string, id: string): void {
-    this.lists.forget(kind);
-    this.stmts.delete.run(kind, id);
-    this.stmts.deleteVersions.run(kind, id);
+    this.lists.write(
+      kind,
+      () => {
+        this.stmts.delete.run(kind, id);
+        this.stmts.deleteVersions.run(kind, id);
+      },
+      removed(id),
+    );
   }
 
   appendVersion(version: VersionRecord): void {
@@ -99,7 +105,9 @@ export class SqliteEntityRepo implements Sync<EntityRepo> {
 
   save(change: EntityChange): void {
     assertEntityChange(change);
-    this.saveAll(change);
+    const { record } = change;
+    const data = JSON.stringify(record.data);
+    this.lists.write(record.kind, () => this.saveAll(change, data), upserted(record, data, change.mode === 'insert'));
   }
 
   versions(kind: string, id: string, offset: number, limit: number): Page<VersionRecord> {
