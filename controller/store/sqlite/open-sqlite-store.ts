@@ -4,13 +4,13 @@ import Database from 'better-sqlite3';
 import type { ChangeMarks, Store } from '../ports.js';
 import { asyncRepos, TransactionGate, type SyncRepos } from '../sync-backed-store.js';
 import { groupCommitTransaction } from './group-commit.js';
+import { KindListCache } from './kind-list-cache.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 import { SqliteAuditRepo } from './sqlite-audit-repo.js';
 import { SqliteAuthRepo } from './sqlite-auth-repo.js';
 import { SqliteEntityRepo } from './sqlite-entity-repo.js';
 import { SqliteReviewRepo } from './sqlite-review-repo.js';
 import { SqliteRoleRepo, SqliteSettingsRepo } from './sqlite-settings-repo.js';
-import { KindListCache } from './kind-list-cache.js';
 import { startWalCheckpointer } from './wal-checkpointer.js';
 
 /** How often the WAL is checkpointed into the database file. */
