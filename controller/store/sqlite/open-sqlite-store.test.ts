@@ -1,8 +1,9 @@
 /**
  * `--durability`: what SQLite is told to sync, read back from the connection itself, from the store
- * and through the console's wiring; and serve refusing a mode it does not know.
+ * and through the console's wiring; and serve refusing a mode it does not know. The WAL under writes
+ * that never pause: the checkpointer holds them back through the store's own gate.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,5 +54,33 @@ describe('durability', () => {
     await expect(run).rejects.toBeInstanceOf(InputError);
     await expect(run).rejects.toMatchObject({ errors: [{ property: '--durability', errorMessage: 'must be one of normal, full' }] });
     expect(existsSync(db)).toBe(false);
+  });
+});
+
+describe('WAL restart passes', () => {
+  /** Transactions one after another, each answered before the next starts; the WAL file's size after. */
+  async function walAfterWrites(restartFrames: number): Promise<number> {
+    const db = newDb();
+    const store = openSqliteStore(db, undefined, { checkpointIntervalMs: 5, restartFrames });
+    try {
+      // The checkpointer's worker starts at the first tick and takes a while to load.
+      await store.settings.set('reviews', { is_config_review_required: false });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const bulk = 'x'.repeat(3000);
+      for (let i = 0; i < 3000; i++) {
+        await store.transaction((tx) => tx.entities.insert({ kind: 'gate', id: `g${i}`, version: 1, data: { id: `g${i}`, description: bulk } }));
+      }
+      expect((await store.entities.list('gate')).length).toBe(3000);
+      return statSync(`${db}-wal`).size;
+    } finally {
+      await store.close();
+    }
+  }
+
+  it('keeps the WAL from growing under writes that never pause, holding them back through the gate', async () => {
+    const without = await walAfterWrites(Number.MAX_SAFE_INTEGER);
+    const withPasses = await walAfterWrites(100);
+    expect(without).toBeGreaterThan(3000 * 4096);
+    expect(withPasses).toBeLessThan(without / 2);
   });
 });

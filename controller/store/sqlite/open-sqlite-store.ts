@@ -17,6 +17,8 @@ import { startWalCheckpointer } from './wal-checkpointer.js';
 export const CHECKPOINT_INTERVAL_MS = 1000;
 /** SQLite's own checkpoint on commit, kept as a safety net should the timer not get to run. */
 const AUTOCHECKPOINT_PAGES = 20_000;
+/** WAL frames past which a checkpoint overtaken by writes is followed by a pass that holds them back. */
+const RESTART_FRAMES = AUTOCHECKPOINT_PAGES / 2;
 /**
  * Longest a commit by another connection to the same file goes unseen by caches keyed on the marks.
  * In the supported setups nothing else writes what those caches hold (`flagops keys` writes keys only).
@@ -37,6 +39,8 @@ export const DEFAULT_DURABILITY: Durability = 'normal';
 
 export interface SqliteStoreOptions {
   checkpointIntervalMs?: number;
+  /** WAL frames past which the checkpointer holds the writes back for a pass that lets the WAL start over. */
+  restartFrames?: number;
   dataVersionRecheckMs?: number;
   now?: () => number;
   durability?: Durability;
@@ -64,11 +68,22 @@ export function openSqliteStore(path: string, migrations: Migration[] = MIGRATIO
   // FULL, at every commit too). By default SQLite checkpoints inside whichever COMMIT crosses 1000
   // WAL pages, so that request paid for two fsyncs and a page copy (most of a write's time in
   // bench:api). A timer checkpoints once a second instead, off the request path, and the repeatedly
-  // written pages are copied once.
+  // written pages are copied once. Under writes that never pause, the writes are held back for a
+  // short pass once the WAL holds RESTART_FRAMES, so that it starts over before SQLite's own
+  // checkpoint would run inside a commit.
+  const gate = new TransactionGate();
   let checkpointer: { stop: () => void } | undefined;
   if (file) {
     db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
-    checkpointer = startWalCheckpointer(path, options.checkpointIntervalMs ?? CHECKPOINT_INTERVAL_MS, () => db.pragma('wal_checkpoint(PASSIVE)'));
+    const hold = async (): Promise<() => void> => {
+      const wait = gate.acquire();
+      if (wait) await wait;
+      return () => gate.release();
+    };
+    checkpointer = startWalCheckpointer(path, options.checkpointIntervalMs ?? CHECKPOINT_INTERVAL_MS, () => db.pragma('wal_checkpoint(PASSIVE)'), {
+      frames: options.restartFrames ?? RESTART_FRAMES,
+      hold,
+    });
   }
   // total_changes() counts every row this connection wrote (rolled back ones too) and touches no
   // table (≈0.1 µs). data_version moves when another connection commits, but reading it takes a read
@@ -102,7 +117,6 @@ export function openSqliteStore(path: string, migrations: Migration[] = MIGRATIO
     settings,
     reviews: new SqliteReviewRepo(db),
   };
-  const gate = new TransactionGate();
   // IMMEDIATE: the write lock is taken at BEGIN, where busy_timeout applies, not at the first write
   // (where a lock upgrade that would deadlock fails at once).
   const begin = db.prepare('BEGIN IMMEDIATE');

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startWalCheckpointer } from './wal-checkpointer.js';
+import { RestartSchedule, startWalCheckpointer } from './wal-checkpointer.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -35,5 +35,80 @@ describe('startWalCheckpointer', () => {
       checkpointer.stop();
       db.close();
     }
+  });
+});
+
+describe('RestartSchedule', () => {
+  it('calls for a pass past its frames, again only once they have doubled, and anew once the WAL has started over', () => {
+    const schedule = new RestartSchedule(200);
+    expect(schedule.due(0)).toBe(false);
+    expect(schedule.due(200)).toBe(false);
+    expect(schedule.due(201)).toBe(true);
+    // The WAL did not start over: the frames only grew.
+    expect(schedule.due(300)).toBe(false);
+    expect(schedule.due(402)).toBe(false);
+    expect(schedule.due(403)).toBe(true);
+    expect(schedule.due(806)).toBe(false);
+    // It started over: back to the first bound.
+    expect(schedule.due(50)).toBe(false);
+    expect(schedule.due(250)).toBe(true);
+  });
+});
+
+describe('startWalCheckpointer restart passes', () => {
+  /**
+   * Writes that never pause (each its own transaction, a turn of the event loop apart) against a
+   * checkpointer every 5 ms; returns the WAL file's size after them and what the holds saw.
+   */
+  async function writeWithoutPause(restartFrames: number | undefined): Promise<{ walBytes: number; holds: number; writesWhileHeld: number }> {
+    const dir = mkdtempSync(join(tmpdir(), 'flagops-checkpointer-'));
+    dirs.push(dir);
+    const path = join(dir, 'x.db');
+    const db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('wal_autocheckpoint = 0');
+    db.exec('CREATE TABLE t (v TEXT)');
+    const insert = db.prepare('INSERT INTO t VALUES (?)');
+    let held = false;
+    let resume: (() => void) | undefined;
+    let holds = 0;
+    let writesWhileHeld = 0;
+    const hold = async (): Promise<() => void> => {
+      holds++;
+      held = true;
+      return () => {
+        held = false;
+        resume?.();
+      };
+    };
+    const checkpointer = startWalCheckpointer(path, 5, () => undefined, restartFrames === undefined ? undefined : { frames: restartFrames, hold });
+    try {
+      // The worker starts at the first tick and takes a while to load: until then nothing checkpoints.
+      insert.run('first');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      for (let i = 0; i < 5000; i++) {
+        if (held) await new Promise<void>((resolve) => (resume = resolve));
+        insert.run('x'.repeat(3000));
+        if (held) writesWhileHeld++;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      return { walBytes: statSync(`${path}-wal`).size, holds, writesWhileHeld };
+    } finally {
+      checkpointer.stop();
+      db.close();
+    }
+  }
+
+  it('holds the writes back for a pass once the WAL is past its frames, and the WAL starts over', async () => {
+    const without = await writeWithoutPause(undefined);
+    const withPasses = await writeWithoutPause(200);
+    expect(without.holds).toBe(0);
+    // 5,000 single-row commits of a 3,000-byte row: a fresh page each and more, ≈ 60 MB of WAL
+    // when it never starts over.
+    expect(without.walBytes).toBeGreaterThan(5000 * 4096);
+    expect(withPasses.holds).toBeGreaterThan(0);
+    expect(withPasses.writesWhileHeld).toBe(0);
+    expect(withPasses.walBytes).toBeLessThan(without.walBytes / 2);
   });
 });

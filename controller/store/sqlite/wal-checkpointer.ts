@@ -3,7 +3,8 @@ import { Worker } from 'node:worker_threads';
 
 /**
  * The worker's whole program (CommonJS, no TypeScript: it runs as is under tsx, vitest and dist).
- * Its own connection runs PASSIVE checkpoints, which never block the console's connection.
+ * Its own connection runs PASSIVE checkpoints, which never block the console's connection, and
+ * answers with the WAL's frames and how many of them the database file now holds.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -15,14 +16,33 @@ parentPort.on('message', (message) => {
     parentPort.close();
     return;
   }
+  let result = { log: 0, checkpointed: 0 };
   try {
-    db.pragma('wal_checkpoint(PASSIVE)');
+    const row = db.pragma('wal_checkpoint(PASSIVE)')[0];
+    if (row && row.busy === 0) result = { log: row.log, checkpointed: row.checkpointed };
   } catch {
     // Busy or locked: the next tick tries again.
   }
-  parentPort.postMessage('done');
+  parentPort.postMessage(result);
 });
 `;
+
+/**
+ * Holding the writes back: resolves once no write transaction is open and none starts, with the
+ * function that lets them go again.
+ */
+export type HoldWrites = () => Promise<() => void>;
+
+export interface WalRestart {
+  /** WAL frames past which a checkpoint that could not copy them all is followed by a restart pass. */
+  frames: number;
+  hold: HoldWrites;
+}
+
+interface CheckpointResult {
+  log: number;
+  checkpointed: number;
+}
 
 /**
  * Checkpoints a WAL database on a timer from a worker thread. A checkpoint copies every page written
@@ -30,21 +50,63 @@ parentPort.on('message', (message) => {
  * stalled every request for tens of milliseconds once a second (bench:reviews, bench:apply). The
  * worker starts at the first tick (short-lived stores never pay for it); should it fail, the
  * checkpoints run in this thread as before.
+ *
+ * The WAL starts over only at a write that finds every frame copied, which writes that never pause
+ * never leave time for: it would grow until SQLite's own checkpoint at `wal_autocheckpoint` ran the
+ * rest inside a commit, on the console's thread. With `restart`, once a checkpoint leaves more than
+ * `restart.frames` frames behind, the writes are held back for one more pass (the frames written
+ * since, and the fsync): they wait for it, but the thread keeps serving everything else, and the
+ * next write starts the WAL over.
  */
-export function startWalCheckpointer(path: string, intervalMs: number, checkpointHere: () => void): { stop: () => void } {
+export function startWalCheckpointer(path: string, intervalMs: number, checkpointHere: () => void, restart?: WalRestart): { stop: () => void } {
   let worker: Worker | undefined;
   let failed = false;
   let busy = false;
+  let stopped = false;
+  /** Lets the writes go again, while a restart pass holds them. */
+  let letGo: (() => void) | undefined;
+  const schedule = restart && new RestartSchedule(restart.frames);
+  const endRestart = (): void => {
+    const go = letGo;
+    letGo = undefined;
+    go?.();
+  };
+  const restartPass = async (): Promise<void> => {
+    if (!restart) return;
+    const go = await restart.hold();
+    if (stopped || worker === undefined) return go();
+    letGo = go;
+    worker.postMessage('checkpoint');
+  };
+  const onResult = (result: CheckpointResult): void => {
+    if (stopped) return;
+    if (letGo !== undefined) {
+      endRestart();
+      busy = false;
+      return;
+    }
+    if (schedule?.due(result.log)) {
+      // busy stays set: no tick's checkpoint while the writes are held for this one.
+      restartPass().catch(() => {
+        endRestart();
+        busy = false;
+      });
+      return;
+    }
+    busy = false;
+  };
   const tick = (): void => {
     if (failed) return checkpointHere();
     if (busy) return;
     if (!worker) {
       worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), path } });
       worker.unref();
-      worker.on('message', () => (busy = false));
+      worker.on('message', (result: CheckpointResult) => onResult(result));
       worker.once('error', () => {
         failed = true;
         worker = undefined;
+        endRestart();
+        busy = false;
       });
     }
     busy = true;
@@ -54,9 +116,37 @@ export function startWalCheckpointer(path: string, intervalMs: number, checkpoin
   timer.unref();
   return {
     stop: () => {
+      stopped = true;
       clearInterval(timer);
+      endRestart();
       worker?.postMessage('stop');
       worker = undefined;
     },
   };
+}
+
+/**
+ * When a checkpoint should be followed by a restart pass, from the WAL's frames it counted: those
+ * written since the WAL last started over (a pass copies them all, but writes that land meanwhile
+ * keep it from starting over). Past `frames`, a pass; should the WAL still not start over (a reader
+ * on another connection needs its frames), the next pass waits until the frames have doubled, so
+ * writes are not held back every second for nothing.
+ */
+export class RestartSchedule {
+  private next: number;
+
+  constructor(private readonly frames: number) {
+    this.next = frames;
+  }
+
+  /** Whether a checkpoint that counted `log` frames should be followed by a restart pass. */
+  due(log: number): boolean {
+    if (log <= this.frames) {
+      this.next = this.frames;
+      return false;
+    }
+    if (log <= this.next) return false;
+    this.next = 2 * log;
+    return true;
+  }
 }
