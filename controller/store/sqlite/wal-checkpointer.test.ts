@@ -10,17 +10,23 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
+/** A WAL database file of one table `t`, which only the checkpointer under test checkpoints. */
+function walDatabase(): { path: string; db: Database.Database; insert: Database.Statement } {
+  const dir = mkdtempSync(join(tmpdir(), 'flagops-checkpointer-'));
+  dirs.push(dir);
+  const path = join(dir, 'x.db');
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('wal_autocheckpoint = 0');
+  db.exec('CREATE TABLE t (v TEXT)');
+  return { path, db, insert: db.prepare('INSERT INTO t VALUES (?)') };
+}
+
 describe('startWalCheckpointer', () => {
   it('checkpoints from its worker thread, never on the caller\'s', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'flagops-checkpointer-'));
-    dirs.push(dir);
-    const path = join(dir, 'x.db');
-    const db = new Database(path);
-    db.pragma('journal_mode = WAL');
-    db.pragma('wal_autocheckpoint = 0');
-    db.exec('CREATE TABLE t (v TEXT)');
+    const { path, db, insert } = walDatabase();
     const before = statSync(path).size;
-    const insert = db.prepare('INSERT INTO t VALUES (?)');
     db.transaction(() => {
       for (let i = 0; i < 100; i++) insert.run('x'.repeat(4000));
     })();
@@ -61,15 +67,7 @@ describe('startWalCheckpointer restart passes', () => {
    * checkpointer every 5 ms; returns the WAL file's size after them and what the holds saw.
    */
   async function writeWithoutPause(restartFrames: number | undefined): Promise<{ walBytes: number; holds: number; writesWhileHeld: number }> {
-    const dir = mkdtempSync(join(tmpdir(), 'flagops-checkpointer-'));
-    dirs.push(dir);
-    const path = join(dir, 'x.db');
-    const db = new Database(path);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('wal_autocheckpoint = 0');
-    db.exec('CREATE TABLE t (v TEXT)');
-    const insert = db.prepare('INSERT INTO t VALUES (?)');
+    const { path, db, insert } = walDatabase();
     let held = false;
     let resume: (() => void) | undefined;
     let holds = 0;
