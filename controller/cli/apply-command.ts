@@ -85,6 +85,9 @@ export const applyCommand: Command = {
   PLANFILE, written by flagops plan --out, is applied exactly, without a question: apply refuses it
   (exit 1, naming what moved) when the repository's config files or the console changed since.
   --target KIND/ID (repeatable) applies only those entities and says what it skips.
+  --wait-timeout SECONDS (default 1800) bounds each wait on a review, for an approver or for the
+  webhook's decision; an entity still waiting then is reported waiting, its review left open for the
+  next run to resume.
   apply refuses a working tree with uncommitted config changes, or a HEAD that is not the branch's
   upstream (origin/<branch>), which the bridge reads; --allow-dirty turns that into a warning.
   SIGINT/SIGTERM stops apply and cancels the reviews it opened; a review an earlier, killed run left

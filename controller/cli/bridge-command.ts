@@ -12,7 +12,7 @@ export const bridgeCommand: Command = {
   summary: "Receive the console's pre-commit webhook and approve only changes that match git",
   usage: `Usage: flagops bridge [--repo DIR] [--subdir PATH] [--branch main] [--host 127.0.0.1] [--port 8787]
                       [--console URL] [--webhook-key-env FLAGOPS_WEBHOOK_KEY] [--fail-open]
-                      [--debug-link-template URL] [--progress-after ${DEFAULT_PROGRESS_AFTER_MS}]
+                      [--debug-link-template URL] [--progress-after ${DEFAULT_PROGRESS_AFTER_MS}] [--log-level warn]
 
   Serves POST /webhook. Each delivery must carry x-service-webhook-key equal to the variable
   --webhook-key-env names (401 otherwise). The bridge fetches --branch of the git clone in --repo

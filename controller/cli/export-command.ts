@@ -17,7 +17,8 @@ export const exportCommand: Command = {
   key order), the JSON Schema files their modelines name, and flagops.yaml when DIR has none.
   The console comes from DIR/flagops.yaml when it exists (else http://127.0.0.1:8080), --console
   overrides it; the key from the variable console.apiKeyEnv names (default FLAGOPS_API_KEY).
-  A plan of DIR against the same console is then empty.`,
+  Other files in DIR are left as they are: exported into a folder
+  without other entity files, a plan of DIR against the same console is then empty.`,
   options: {
     out: { type: 'string' },
     console: { type: 'string' },
