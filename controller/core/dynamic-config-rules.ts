@@ -2,26 +2,62 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import JSON5 from 'json5';
 import type { FieldError } from '../errors.js';
 import { checkJson5Twin, nonFiniteErrors } from './json5-twin.js';
+import { linearRegExp, UnsupportedPatternError } from './linear-pattern.js';
 import { duplicateNames } from './rule-names.js';
 
 type Json = Record<string, unknown>;
 
-const ajv = new Ajv2020({ allErrors: true, strict: false });
+// The schema is the user's: its `pattern`s and `patternProperties` run on a linear-time engine
+// (RE2), so no pattern/value pair can stall the console or `flagops validate` (linear-pattern.ts).
+// strict stays off: strictSchema would also test patternProperties against property names with
+// ajv's own `new RegExp`.
+const ajv = new Ajv2020({ allErrors: true, strict: false, code: { regExp: linearRegExp } });
 const compiled = new Map<string, ValidateFunction | Error>();
+
+/** A schema whose pattern the linear-time engine refuses; the message is the whole field error. */
+class PatternError extends Error {}
 
 function compile(schemaText: string): ValidateFunction | Error {
   let hit = compiled.get(schemaText);
   if (hit === undefined) {
+    let schema: unknown;
     try {
-      hit = ajv.compile(JSON5.parse(schemaText) as object);
+      schema = JSON5.parse(schemaText);
+      hit = ajv.compile(schema as object);
     } catch (error) {
-      hit = error instanceof Error ? error : new Error(String(error));
+      if (error instanceof UnsupportedPatternError) {
+        const pointer = patternPointer(schema, error.pattern);
+        hit = new PatternError(`has an unsupported pattern${pointer === undefined ? '' : ` at ${pointer}`}: ${error.message}`);
+      } else {
+        hit = error instanceof Error ? error : new Error(String(error));
+      }
     }
     // Bounded so a client cycling schemas can't grow memory without limit.
     if (compiled.size > 500) compiled.clear();
     compiled.set(schemaText, hit);
   }
   return hit;
+}
+
+/**
+ * JSON Pointer of the first `pattern` keyword or `patternProperties` key in the schema whose text
+ * is `pattern`, to name where an unsupported pattern sits.
+ */
+function patternPointer(schema: unknown, pattern: string, at = ''): string | undefined {
+  if (schema === null || typeof schema !== 'object') return undefined;
+  const escape = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
+  const step = (key: string): string => `${at}/${escape(key)}`;
+  if (!Array.isArray(schema)) {
+    const object = schema as Json;
+    if (object['pattern'] === pattern) return step('pattern');
+    const props = object['patternProperties'];
+    if (props !== null && typeof props === 'object' && Object.hasOwn(props, pattern)) return `${step('patternProperties')}/${escape(pattern)}`;
+  }
+  for (const [key, value] of Object.entries(schema)) {
+    const found = patternPointer(value, pattern, step(key));
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 function describeAjv(errors: ErrorObject[] | null | undefined): string {
@@ -61,7 +97,9 @@ export function dynamicConfigRuleErrors(config: Json): FieldError[] {
   const schemaText = typeof config['schema'] === 'string' ? config['schema'] : typeof config['schemaJson5'] === 'string' ? config['schemaJson5'] : null;
   if (schemaText !== null && schemaTwin.errors.length === 0 && !errors.some((e) => e.property === 'schema')) {
     const validate = compile(schemaText);
-    if (validate instanceof Error) {
+    if (validate instanceof PatternError) {
+      errors.push({ property: config['schema'] != null ? 'schema' : 'schemaJson5', errorMessage: validate.message });
+    } else if (validate instanceof Error) {
       errors.push({ property: config['schema'] != null ? 'schema' : 'schemaJson5', errorMessage: `is not a valid JSON Schema 2020-12: ${validate.message}` });
     } else {
       for (const { path, value } of values) {
