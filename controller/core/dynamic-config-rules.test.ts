@@ -91,3 +91,26 @@ describe('dynamic config schema patterns through the console API', () => {
     expect(res.statusCode, res.body).toBe(201);
   });
 });
+
+describe('dynamic config schemas sharing an $id', () => {
+  it('compiles each on its own: the second is not refused, and both keep validating by their own rules', () => {
+    const first = JSON.stringify({ $id: 'https://example.com/pricing.json', type: 'object', properties: { price: { type: 'number' } } });
+    const second = JSON.stringify({ $id: 'https://example.com/pricing.json', type: 'object', properties: { price: { type: 'string' } } });
+    expect(dynamicConfigRuleErrors({ schema: first, defaultValue: { price: 1 }, rules: [] })).toEqual([]);
+    expect(dynamicConfigRuleErrors({ schema: second, defaultValue: { price: 'one' }, rules: [] })).toEqual([]);
+    expect(dynamicConfigRuleErrors({ schema: first, defaultValue: { price: 'one' }, rules: [] })).toEqual([
+      { property: 'defaultValue', errorMessage: `does not match the config's schema: /price must be number` },
+    ]);
+    expect(dynamicConfigRuleErrors({ schema: second, defaultValue: { price: 1 }, rules: [] })).toEqual([
+      { property: 'defaultValue', errorMessage: `does not match the config's schema: /price must be string` },
+    ]);
+  });
+
+  it('keeps a schema that refers to itself by its $id working after it is compiled', () => {
+    const tree = JSON.stringify({ $id: 'https://example.com/tree.json', type: 'object', properties: { children: { type: 'array', items: { $ref: 'https://example.com/tree.json' } } }, additionalProperties: false });
+    expect(dynamicConfigRuleErrors({ schema: tree, defaultValue: { children: [{ children: [] }] }, rules: [] })).toEqual([]);
+    expect(dynamicConfigRuleErrors({ schema: tree, defaultValue: { children: [{ leaf: true }] }, rules: [] })).toEqual([
+      { property: 'defaultValue', errorMessage: `does not match the config's schema: /children/0 must NOT have additional properties` },
+    ]);
+  });
+});

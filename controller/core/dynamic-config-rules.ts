@@ -31,6 +31,11 @@ function compile(schemaText: string): ValidateFunction | Error {
       } else {
         hit = error instanceof Error ? error : new Error(String(error));
       }
+    } finally {
+      // ajv keeps every schema it compiles, by object and by `$id`: two configs whose schemas share
+      // an `$id` would refuse the second until a restart, and the instance would grow with every
+      // schema. The compiled function holds what it needs; `compiled` is the only cache.
+      if (schema !== null && typeof schema === 'object') ajv.removeSchema(schema as object);
     }
     // Bounded so a client cycling schemas can't grow memory without limit.
     if (compiled.size > 500) compiled.clear();
