@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isHttpUrl } from './http-url.js';
 
 /** Longest review-specific message a receiver may set. */
 export const VALIDATION_MESSAGE_MAX = 4000;
@@ -12,7 +13,12 @@ const MessageSchema = z
 export const DebugLinkSchema = z
   .strictObject({
     title: z.string().min(1, 'must not be empty').max(200, 'must be at most 200 characters long').describe('Link text.'),
-    url: z.string().min(1, 'must not be empty').max(2000, 'must be at most 2000 characters long').describe('Where the receiver logs or reports its validation.'),
+    // Shown to users as a link: javascript: or data: would run in the console's page.
+    url: z
+      .string()
+      .max(2000, 'must be at most 2000 characters long')
+      .refine(isHttpUrl, 'must be an absolute http or https URL')
+      .describe('Where the receiver logs or reports its validation: an absolute http or https URL.'),
   })
   .meta({ id: 'DebugLink', description: 'A link the webhook receiver attaches to a review (CI run, logs).' });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isHttpUrl } from './http-url.js';
 
 /** Longest company-level message shown to users while a change waits for validation. */
 export const INITIAL_MESSAGE_MAX = 1000;
@@ -47,12 +48,3 @@ export const PrecommitWebhookSettingsSchema = z
   .meta({ id: 'PrecommitWebhookSettings', description: 'Pre-commit webhook settings as GET /settings/precommit_webhook returns them.' });
 
 export type PrecommitWebhookSettings = z.infer<typeof PrecommitWebhookSettingsSchema>;
-
-function isHttpUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
-}

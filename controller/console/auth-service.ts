@@ -57,6 +57,7 @@ export interface KeyPatch {
   secondaryTargetAppIDs?: string[] | null;
 }
 
+/** Lists that are sets (scopes, environments) keep each item once, as roles keep their permissions: a repeat adds nothing. */
 const unique = (values: readonly string[]): string[] => [...new Set(values)];
 
 /** Target apps as stored: the secondaries without duplicates or the primary. */
@@ -225,7 +226,7 @@ export class AuthService {
       userEmail,
       description: input.description,
       hash: hashKey(secret),
-      scopes: input.scopes ?? [],
+      scopes: unique(input.scopes ?? []),
       active: true,
       createdTime: clock(),
       lastRotatedTime: null,
@@ -304,7 +305,7 @@ export class AuthService {
       const updated: KeyRecord = {
         ...key,
         description: patch.description ?? key.description,
-        scopes: patch.scopes ?? key.scopes,
+        scopes: patch.scopes === undefined ? key.scopes : unique(patch.scopes),
         environments: patch.environments === undefined ? key.environments : unique(patch.environments),
         ...apps,
       };

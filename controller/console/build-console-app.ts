@@ -7,6 +7,7 @@ import type { AuthService } from './auth-service.js';
 import type { EntityService } from './entity-service.js';
 import { UNMATCHED_ROUTE, createConsoleMetrics, type ConsoleMetrics } from './http/console-metrics.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandler } from './http/error-handler.js';
+import { installJsonBodyParser } from './http/json-body-parser.js';
 import { RateLimiter } from './http/rate-limiter.js';
 import { buildOpenApiDocument } from './http/openapi-document.js';
 import { RouteCatalog } from './http/route-catalog.js';
@@ -91,14 +92,7 @@ export function buildConsoleApp(deps: ConsoleAppDeps): FastifyInstance {
   const catalog = new RouteCatalog();
   installErrorHandler(app);
 
-  // Lifecycle actions (PUT .../enable) carry no body, and many clients still send a JSON content
-  // type: an empty body is "no body", not malformed JSON.
-  const jsonParser = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
-    return jsonParser(request, String(body), done);
-  });
+  installJsonBodyParser(app);
   // Fastify parses text/plain by default; the API speaks JSON only, so anything else is a 415.
   app.removeContentTypeParser('text/plain');
 

@@ -1,11 +1,12 @@
 import { deepFreeze } from '../core/deep-freeze.js';
 import type { z } from 'zod';
 import { EntityIdSchema } from '../../schemas/common.js';
+import { describeJsonTreeProblem, jsonTreeProblem, MAX_JSON_DEPTH } from '../../schemas/json-tree-problem.js';
 import { jsonEqual } from '../core/json-equal.js';
 import { parseWith } from '../core/zod-errors.js';
 import { ConflictError, InputError, NotAllowedError, NotFoundError, type FieldError } from '../errors.js';
 import { DuplicateKeyError, type AuditEntry, type EntityRecord, type JsonObject, type Page, type Store, type StoreRepos } from '../store/ports.js';
-import type { EntityLookup, KindDef } from './kinds/kind-def.js';
+import { labelInSentence, type EntityLookup, type KindDef } from './kinds/kind-def.js';
 import { activeReviewsOf, type ActiveReview } from './active-reviews.js';
 import { PreloadedLookup } from './kinds/preloaded-lookup.js';
 import { conformOwnCopy } from './kinds/response-shape.js';
@@ -272,7 +273,7 @@ export class EntityService {
       throw new InputError('Request body must be a JSON object.', [{ property: '(body)', errorMessage: 'must be a JSON object' }]);
     }
     const parsed = parseWith(schema, body);
-    if (!parsed.ok) throw new InputError(`Invalid ${this.def.label.toLowerCase()}.`, parsed.errors);
+    if (!parsed.ok) throw new InputError(`Invalid ${labelInSentence(this.def.label)}.`, parsed.errors);
     return parsed.value as JsonObject;
   }
 
@@ -295,7 +296,7 @@ export class EntityService {
           const derived = parseWith(EntityIdSchema, id);
           if (!derived.ok) {
             const reason = derived.errors[0]?.errorMessage ?? 'is not a valid id';
-            throw new InputError(`Invalid ${def.label.toLowerCase()}.`, [{ property: 'id', errorMessage: `derived from name as '${id}', which ${reason}; send an id` }]);
+            throw new InputError(`Invalid ${labelInSentence(def.label)}.`, [{ property: 'id', errorMessage: `derived from name as '${id}', which ${reason}; send an id` }]);
           }
         }
         if (await repos.entities.get(def.kind, id)) throw new ConflictError(`${def.label} ${id} already exists.`);
@@ -342,7 +343,7 @@ export class EntityService {
       }
       case 'action': {
         const action = def.actions?.[op.action];
-        if (!action) throw new NotFoundError(`Unknown action '${op.action}' for ${def.label.toLowerCase()}s.`);
+        if (!action) throw new NotFoundError(`Unknown action '${op.action}' for ${labelInSentence(def.label)}s.`);
         before = await this.current(op.id, repos);
         id = op.id;
         const body = action.body ? this.parse(action.body, op.body ?? {}, op.action) : undefined;
@@ -357,10 +358,14 @@ export class EntityService {
       if (await repos.entities.get(def.kind, renamed)) throw new ConflictError(`${def.label} ${renamed} already exists.`);
     }
     after = def.prepare?.(after, before?.data, supplied) ?? after;
+    // A sub-resource body (one rule, the overrides) lands deeper in the entity than it sits in its own
+    // body, which the body parser measured: the entity is held to the files' limit, so it can always
+    // be exported and sent back. A create or update body is the entity, measured already.
+    if (op.type === 'action' && op.body !== undefined) assertWithinJsonLimits(after, def.label);
     const { validate } = def;
     const candidate = after;
     const errors: FieldError[] = validate ? await lookup.run(repos.entities, (l) => validate(candidate, l, before?.data)) : [];
-    if (errors.length > 0) throw new InputError(`Invalid ${def.label.toLowerCase()}.`, errors);
+    if (errors.length > 0) throw new InputError(`Invalid ${labelInSentence(def.label)}.`, errors);
     const changed = before === undefined || !sameApartFromStamps(before.data, after);
     return { id, op, before, after, changed };
   }
@@ -481,6 +486,13 @@ export class EntityService {
       details: options.auditDetails ?? null,
     };
   }
+}
+
+function assertWithinJsonLimits(entity: JsonObject, label: string): void {
+  const problem = jsonTreeProblem(entity, MAX_JSON_DEPTH);
+  if (problem === undefined) return;
+  const { property, errorMessage } = describeJsonTreeProblem(problem);
+  throw new InputError(`Invalid ${labelInSentence(label)}.`, [{ property, errorMessage }]);
 }
 
 /** An id from a display name: spaces become underscores, letters lower case. */

@@ -2,6 +2,7 @@ import { jsonEqual } from '../core/json-equal.js';
 import { NotAllowedError } from '../errors.js';
 import type { JsonObject, KeyRecord } from '../store/ports.js';
 import type { Actor } from './permissions.js';
+import { labelInSentence } from './kinds/kind-def.js';
 
 /**
  * What a console key's `environments` and target apps allow it to change. Both are limits: empty
@@ -75,7 +76,7 @@ export function assertChangeWithinKeyScope(change: ScopedChange, actor: Actor): 
       if (outside !== undefined && outside.length === 0) continue;
       const where = outside === undefined ? 'every environment' : `environments ${list(outside)}`;
       throw new NotAllowedError(
-        `This key may change rules of environments ${list(environments)} only: ${change.label.toLowerCase()} ${change.id} ${touched.how} rule '${touched.name}' (${touched.path}), which applies to ${where}.`,
+        `This key may change rules of environments ${list(environments)} only: ${labelInSentence(change.label)} ${change.id} ${touched.how} rule '${touched.name}' (${touched.path}), which applies to ${where}.`,
       );
     }
     for (const field of ENVIRONMENT_LIST_FIELDS) {
@@ -85,7 +86,7 @@ export function assertChangeWithinKeyScope(change: ScopedChange, actor: Actor): 
       const outside = toggled.filter((e) => !environments.includes(e));
       if (outside.length === 0) continue;
       throw new NotAllowedError(
-        `This key may change environments ${list(environments)} only: ${change.label.toLowerCase()} ${change.id} adds or removes ${list(outside)} in ${field}.`,
+        `This key may change environments ${list(environments)} only: ${labelInSentence(change.label)} ${change.id} adds or removes ${list(outside)} in ${field}.`,
       );
     }
   }

@@ -61,6 +61,7 @@ export function defineRoute(app: FastifyInstance, catalog: RouteCatalog, doc: Ro
   app.route({
     method: doc.method,
     url: doc.url,
+    ...(doc.bodyRootLevel === undefined ? {} : { config: { bodyRootLevel: doc.bodyRootLevel } }),
     // Not async: Fastify sends what a handler throws as an error reply, and a handler that answers
     // at once (a cached read) then costs no promise. It sends the reply itself and returns nothing
     // (or a promise of nothing), so Fastify doesn't wait on the reply as a thenable.
@@ -68,7 +69,7 @@ export function defineRoute(app: FastifyInstance, catalog: RouteCatalog, doc: Ro
       const actor = actorOf(request);
       requirePermission(actor, doc.permission);
       checkPathParams(request.params, params);
-      if (doc.list === true) checkQueryParams(request.query, doc.query ?? []);
+      checkQueryParams(request.query, doc.query ?? [], doc.list === true ? 'list' : 'route', doc.refusedQuery);
       checkBodyPresence(request.body, bodyRule);
       const envelope = handler(request, actor);
       if (envelope instanceof Promise) return envelope.then((answer) => send(reply, answer));

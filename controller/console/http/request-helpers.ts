@@ -16,15 +16,20 @@ export const PAGING_QUERY: QueryParam[] = [
 ];
 
 /**
- * A list answers only the query parameters it declares: an unknown one (a misspelt filter, a
- * filter another list has) is a 400 naming it, never silently ignored so that everything matches.
+ * A route answers only the query parameters it declares: an unknown one (a misspelt `dryRun`, a
+ * filter another list has) is a 400 naming it, never silently ignored, so a typo can't turn a dry
+ * run into a real write or a filtered list into everything. `refused` gives the message for a
+ * parameter the client may expect here; `what` says whether the route is a list.
  */
-export function checkQueryParams(query: unknown, declared: readonly QueryParam[]): void {
-  const known = declared.map((q) => q.name);
-  const errors: FieldError[] = Object.keys((query ?? {}) as Record<string, unknown>)
-    .filter((name) => !known.includes(name))
-    .map((property) => ({ property, errorMessage: `is not a query parameter of this list; known: ${known.join(', ')}` }));
-  if (errors.length > 0) throw new InputError('Invalid query.', errors);
+export function checkQueryParams(query: unknown, declared: readonly QueryParam[], what: 'list' | 'route', refused?: Readonly<Record<string, string>>): void {
+  let errors: FieldError[] | undefined;
+  // for...in, not Object.keys: the query of most requests is empty, and then this allocates nothing.
+  for (const property in (query ?? {}) as Record<string, unknown>) {
+    if (declared.some((q) => q.name === property)) continue;
+    const errorMessage = refused !== undefined && Object.hasOwn(refused, property) ? (refused[property] as string) : `is not a query parameter of this ${what}; known: ${declared.map((q) => q.name).join(', ') || 'none'}`;
+    (errors ??= []).push({ property, errorMessage });
+  }
+  if (errors) throw new InputError('Invalid query.', errors);
 }
 
 export interface Paging {
@@ -33,15 +38,20 @@ export interface Paging {
   offset: number;
 }
 
-function positiveInt(value: unknown, property: string, errors: FieldError[], fallback: number, max?: number): number {
-  if (value === undefined || value === '') return fallback;
+/**
+ * A positive integer query parameter; absent is the default, but an empty one (`?limit=`) is a 400
+ * like any other text that isn't a number. Past Number.MAX_SAFE_INTEGER a number can't be held
+ * exactly (page 2^53+1 would be read as 2^53), so it is refused instead of rounded.
+ */
+function positiveInt(value: unknown, property: string, errors: FieldError[], fallback: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (value === undefined) return fallback;
   const text = String(value);
   if (!/^\d+$/.test(text) || Number(text) < 1) {
     errors.push({ property, errorMessage: 'must be a positive integer' });
     return fallback;
   }
   const n = Number(text);
-  if (max !== undefined && n > max) {
+  if (n > max) {
     errors.push({ property, errorMessage: `must be at most ${max}` });
     return fallback;
   }
@@ -77,10 +87,17 @@ export function pagination(path: string, query: Record<string, unknown>, paging:
   };
 }
 
-export function parseBooleanFlag(value: unknown, property: string): boolean {
-  if (value === undefined || value === '' || value === 'false' || value === false) return false;
-  if (value === 'true' || value === true) return true;
-  throw new InputError('Invalid query.', [{ property, errorMessage: 'must be true or false' }]);
+/**
+ * A boolean flag (`dryRun`): absent is false; otherwise exactly a boolean, the spec's type: `true` or
+ * `false` in a query, JSON's true or false in a body. Anything else, an empty `?dryRun=` included,
+ * is a 400: a flag read as false by mistake would write for real.
+ */
+export function parseBooleanFlag(value: unknown, property: string, from: 'query' | 'body'): boolean {
+  if (value === undefined) return false;
+  const [yes, no] = from === 'query' ? ['true', 'false'] : [true, false];
+  if (value === yes) return true;
+  if (value === no) return false;
+  throw new InputError(from === 'query' ? 'Invalid query.' : 'Invalid request body.', [{ property, errorMessage: 'must be true or false' }]);
 }
 
 /** `If-Match: "3"` (or `3`, or `W/"3"`) → 3. */
@@ -89,7 +106,10 @@ export function parseIfMatch(header: string | string[] | undefined): number | un
   const text = (Array.isArray(header) ? header[0] : header)?.trim() ?? '';
   const match = /^(?:W\/)?"?(\d+)"?$/.exec(text);
   if (!match) throw new InputError('Invalid If-Match header.', [{ property: 'If-Match', errorMessage: 'must be an entity version, e.g. "3"' }]);
-  return Number(match[1]);
+  const version = Number(match[1]);
+  // Beyond this a version can't be compared exactly ("not 1e+23"); no entity gets that far.
+  if (!Number.isSafeInteger(version)) throw new InputError('Invalid If-Match header.', [{ property: 'If-Match', errorMessage: `must be an entity version, at most ${Number.MAX_SAFE_INTEGER}` }]);
+  return version;
 }
 
 /** Longest path parameter any route accepts: entity ids are at most 100 characters, review and key ids and role names shorter. */
@@ -119,7 +139,7 @@ export function checkPathParams(params: unknown, names: readonly string[]): void
 /**
  * The body rules every route shares, before its own schema: a route without a body accepts none (an
  * empty body or `{}` carries nothing and passes); a route whose body is required refuses a missing
- * or `null` one, and an optional body is left out, never `null`. So a request that names a field
+ * or `null` one, and an optional body is left out, never `null`; a body is always an object. So a request that names a field
  * the route ignores, or sends nothing where something is needed, is a 400 and changes nothing.
  */
 export function checkBodyPresence(body: unknown, rule: { takesBody: boolean; optional: boolean }): void {
@@ -133,6 +153,10 @@ export function checkBodyPresence(body: unknown, rule: { takesBody: boolean; opt
   }
   if (body === null || (body === undefined && !rule.optional)) {
     throw new InputError('Invalid request body.', [{ property: '(body)', errorMessage: rule.optional ? 'must be an object, or left out' : 'must be an object' }]);
+  }
+  // No route takes an array, a string or a number: refused here, so every route says it alike.
+  if (body !== undefined && (typeof body !== 'object' || Array.isArray(body))) {
+    throw new InputError('Request body must be a JSON object.', [{ property: '(body)', errorMessage: 'must be a JSON object' }]);
   }
 }
 

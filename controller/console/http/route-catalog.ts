@@ -17,7 +17,19 @@ export interface RouteDoc {
   permission: Permission;
   body?: z.ZodType;
   bodyOptional?: boolean;
+  /** The query parameters the route takes; any other is a 400 naming it. */
   query?: QueryParam[];
+  /**
+   * Parameters a client may expect here although the route doesn't take them (`dryRun` on a kind
+   * without a dry run in the query), with the error message that says what to do instead.
+   */
+  refusedQuery?: Readonly<Record<string, string>>;
+  /**
+   * Level of the body's root as the depth limit (MAX_JSON_DEPTH) counts it: 1, the default, for a
+   * body that is an entity; 0 for one that wraps an entity (a review's `change`), which may then
+   * nest as deep as the entity itself.
+   */
+  bodyRootLevel?: number;
   /** Schema of `data` in the success envelope; absent for a delete. */
   response?: z.ZodType;
   list?: boolean;

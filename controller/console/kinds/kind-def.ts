@@ -110,3 +110,11 @@ export interface KindDef {
   /** True when writes support `?dryRun=true` (or `dryRun` in the body). */
   dryRun?: 'query' | 'body';
 }
+
+/**
+ * A kind's label inside a sentence ("Invalid gate.", "Create a dynamic config"): lower case, except
+ * an initialism, which stays as it is written ("Invalid AI config.").
+ */
+export function labelInSentence(label: string): string {
+  return /^[A-Z]{2}/.test(label) ? label : label.charAt(0).toLowerCase() + label.slice(1);
+}

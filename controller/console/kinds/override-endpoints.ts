@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import { compact, idsOf, isObject, keyOf, listOf, readOverrides, writeOverrides, type OverrideList, type OverrideLists } from '../../core/override-rules.js';
 import type { FieldError } from '../../errors.js';
 import type { JsonObject } from '../../store/ports.js';
-import type { ActionDef, EntityLookup, ViewDef } from './kind-def.js';
+import { labelInSentence, type ActionDef, type EntityLookup, type ViewDef } from './kind-def.js';
 
 export interface OverridesDef extends OverrideLists {
   /** "Gate": messages read "Gate Overrides updated successfully." (the reference's wording). */
@@ -114,7 +114,7 @@ export function refusedWhileOverridden(kind: 'gate' | 'segment', label: string):
 
 /** The `overrides` actions and view of a kind, for its KindDef. */
 export function overrideEndpoints(def: OverridesDef): { actions: Record<string, ActionDef>; views: Record<string, ViewDef> } {
-  const name = def.label.toLowerCase();
+  const name = labelInSentence(def.label);
   const respond = { schema: def.schemas.data, view: (response: JsonObject) => readOverrides(def, response) };
   return {
     actions: {

@@ -1,7 +1,7 @@
 import type { RuleRequestSchemas } from '../../../schemas/rule-requests.js';
 import { ConflictError, InputError, NotFoundError, type FieldError } from '../../errors.js';
 import type { JsonObject } from '../../store/ports.js';
-import type { ActionDef, ViewDef } from './kind-def.js';
+import { labelInSentence, type ActionDef, type ViewDef } from './kind-def.js';
 
 /** What the rules sub-resource needs to know of a kind with rules (gates, dynamic configs). */
 export interface RuleKind {
@@ -59,12 +59,12 @@ function assertValid(kind: RuleKind, entity: JsonObject, toBody: ReadonlyMap<num
       return prefix === '' ? '' : `${prefix}${dot ?? ''}`;
     });
   const errors = kind.validate(entity).map((e) => ({ property: rename(e.property) || '(body)', errorMessage: rename(e.errorMessage) }));
-  if (errors.length > 0) throw new InputError(`Invalid ${kind.label.toLowerCase()} rule.`, errors);
+  if (errors.length > 0) throw new InputError(`Invalid ${labelInSentence(kind.label)} rule.`, errors);
 }
 
 function indexOfRule(kind: RuleKind, entity: JsonObject, ruleID: string): number {
   const index = rulesOf(entity).findIndex((r) => r['id'] === ruleID);
-  if (index < 0) throw new NotFoundError(`Rule ${ruleID} not found in ${kind.label.toLowerCase()} ${String(entity['id'])}.`);
+  if (index < 0) throw new NotFoundError(`Rule ${ruleID} not found in ${labelInSentence(kind.label)} ${String(entity['id'])}.`);
   return index;
 }
 
@@ -87,7 +87,7 @@ function withRuleChanges(kind: RuleKind, entity: JsonObject, changes: ReadonlyMa
 }
 
 export function ruleSubresource(kind: RuleKind): { actions: Record<string, ActionDef>; views: Record<string, ViewDef> } {
-  const name = kind.label.toLowerCase();
+  const name = labelInSentence(kind.label);
   const updated = `${kind.label} updated successfully.`;
   return {
     actions: {

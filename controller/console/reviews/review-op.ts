@@ -2,6 +2,7 @@ import type { ChangeAction } from '../../core/change-type.js';
 import { InputError, type FieldError } from '../../errors.js';
 import type { EntityOp, EntityService } from '../entity-service.js';
 import type { EntityRepo, JsonObject } from '../../store/ports.js';
+import { labelInSentence } from '../kinds/kind-def.js';
 
 /** Review actions that are entity lifecycle actions, and the kind action each runs. */
 const LIFECYCLE: Readonly<Record<string, string>> = { start: 'start', ship: 'make_decision', abandon: 'abandon' };
@@ -16,7 +17,7 @@ export async function reviewOp(service: EntityService, entities: Pick<EntityRepo
   const { def } = service;
   if (action !== 'create' && action !== 'update' && action !== 'delete') {
     const name = LIFECYCLE[action] ?? action;
-    if (!def.actions?.[name]) errors.push({ property: 'action', errorMessage: `'${action}' is not available for ${def.label.toLowerCase()}s` });
+    if (!def.actions?.[name]) errors.push({ property: 'action', errorMessage: `'${action}' is not available for ${labelInSentence(def.label)}s` });
   }
   if (body.group !== undefined && action !== 'ship') errors.push({ property: 'group', errorMessage: "is only allowed with action 'ship'" });
   if ((action === 'update' || action === 'create') && body.change === undefined) errors.push({ property: 'change', errorMessage: 'is required' });

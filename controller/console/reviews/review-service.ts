@@ -13,6 +13,7 @@ import { asSubmissionError, reviewOp } from './review-op.js';
 import { reviewView } from './review-view.js';
 import { routedSubmission, writeOpOf, type RoutedSubmission } from './routed-write.js';
 import type { SettingsService } from './settings-service.js';
+import { labelInSentence } from '../kinds/kind-def.js';
 
 export type ValidationOutcome = Pick<Review, 'reviewID' | 'status' | 'type' | 'configType' | 'configName' | 'validation'>;
 
@@ -198,7 +199,7 @@ export class ReviewService {
       const own = (current?.data['reviewSettings'] as { requiredReview?: unknown } | undefined)?.requiredReview === true;
       if (!own && !(await this.deps.settings.reviews(tx)).is_config_review_required) return undefined;
       if (!actor.permissions.has('submit_reviews')) {
-        throw new NotAllowedError(`Reviews are required for this ${label.toLowerCase()}: submitting the change as a review needs the submit_reviews permission.`);
+        throw new NotAllowedError(`Reviews are required for this ${labelInSentence(label)}: submitting the change as a review needs the submit_reviews permission.`);
       }
       const prepared = await service.prepare(op, actor, tx);
       const before = prepared.before;

@@ -84,6 +84,22 @@ describe('assignment sources', () => {
       expect(bad.json().errors).toEqual([{ property: 'dryRun', errorMessage: 'must be true or false' }]);
       expect((await ok(c, 'PATCH', `${ITEM}/warehouse`, { description: 'x', dryRun: false }))['data']).toMatchObject({ description: 'x', version: 2 });
     });
+
+    it.each<[unknown, string]>([['', 'an empty string'], ['true', 'a string'], [null, 'null'], [1, 'a number']])('dryRun %j (%s) is a 400, not read as false, and writes nothing', async (dryRun) => {
+      const before = await storeSnapshot(c);
+      const bad = await c.call('PATCH', `${ITEM}/warehouse`, { description: 'x', dryRun });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json().errors).toEqual([{ property: 'dryRun', errorMessage: 'must be true or false' }]);
+      expect(await storeSnapshot(c)).toBe(before);
+    });
+
+    it('dryRun in the query is a 400 saying to send it in the body, and writes nothing', async () => {
+      const before = await storeSnapshot(c);
+      const bad = await c.call('PATCH', `${ITEM}/warehouse?dryRun=true`, { description: 'x' });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json().errors).toEqual([{ property: 'dryRun', errorMessage: 'is not supported in the query: send "dryRun": true in the body' }]);
+      expect(await storeSnapshot(c)).toBe(before);
+    });
   });
 
   describe('renaming (the name identifies a source)', () => {

@@ -76,6 +76,31 @@ describe('a required body that is missing or null', () => {
   });
 });
 
+describe('a body that is not an object', () => {
+  it('is a 400 naming (body) in the same words on every route that takes a body, and writes nothing', async () => {
+    const key = (await c.auth.listKeys())[0]!.id;
+    const before = await auditCount();
+    for (const [method, url] of [
+      ['POST', '/console/v1/settings/precommit_webhook'],
+      ['POST', '/console/v1/settings/reviews'],
+      ['POST', '/console/v1/keys'],
+      ['PATCH', `/console/v1/keys/${key}`],
+      ['POST', '/console/v1/roles'],
+      ['PATCH', '/console/v1/roles/member'],
+      ['POST', '/console/v1/change_validation'],
+      ['POST', '/console/v1/gates/checkout/reviews'],
+      ['PATCH', '/console/v1/gates/checkout'],
+      ['POST', '/console/v1/gates'],
+    ] as const) {
+      for (const body of ['[]', '[{"name":"x"}]', '"text"', '0', 'true']) {
+        const res = await c.call(method, url, body);
+        expect(res.json(), `${method} ${url} ${body}`).toEqual({ status: 400, message: 'Request body must be a JSON object.', errors: [{ property: '(body)', errorMessage: 'must be a JSON object' }] });
+      }
+    }
+    expect(await auditCount()).toBe(before);
+  });
+});
+
 describe('a valid write that changes nothing', () => {
   it('answers 200 and leaves no audit row: settings', async () => {
     const before = await auditCount('settings');

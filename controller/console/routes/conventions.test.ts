@@ -240,6 +240,15 @@ describe('optimistic concurrency (If-Match)', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json().errors).toEqual([{ property: 'If-Match', errorMessage: expect.any(String) }]);
   });
+
+  it('a version past 2^53-1 → 400 naming the header, not a 409 about a rounded number', async () => {
+    await createGate();
+    const before = await snapshot(c);
+    const res = await c.call('PATCH', '/console/v1/gates/checkout', { description: 'x' }, undefined, { 'if-match': '"99999999999999999999999"' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors).toEqual([{ property: 'If-Match', errorMessage: 'must be an entity version, at most 9007199254740991' }]);
+    expect(await snapshot(c)).toBe(before);
+  });
 });
 
 describe('writes are transactions', () => {

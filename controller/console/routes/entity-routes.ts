@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { REVIEWABLE_KINDS as REVIEWABLE, ReviewSchema } from '../../../schemas/review.js';
 import { InputError } from '../../errors.js';
 import type { EntityOp, EntityService, WriteOptions, WriteResult } from '../entity-service.js';
+import { labelInSentence } from '../kinds/kind-def.js';
 import { defineRoute, type Envelope } from '../http/define-route.js';
 import type { Actor } from '../permissions.js';
 import { pagination, PAGING_QUERY, parseBooleanFlag, parseIfMatch, parsePaging, queryOf, stringParam } from '../http/request-helpers.js';
@@ -36,7 +37,7 @@ function respectsReviewSettings(request: FastifyRequest): boolean {
 function splitDryRun(body: unknown): { body: unknown; dryRun: boolean } {
   if (body && typeof body === 'object' && !Array.isArray(body) && 'dryRun' in body) {
     const { dryRun, ...rest } = body as Record<string, unknown>;
-    return { body: rest, dryRun: parseBooleanFlag(dryRun, 'dryRun') };
+    return { body: rest, dryRun: parseBooleanFlag(dryRun, 'dryRun', 'body') };
   }
   return { body, dryRun: false };
 }
@@ -48,15 +49,14 @@ export function registerEntityRoutes(app: FastifyInstance, catalog: RouteCatalog
   const item = `/console/v1/${def.itemPath ?? def.path}/:${def.idField}`;
   const dryRunQuery: QueryParam[] = def.dryRun === 'query' ? [{ name: 'dryRun', type: 'boolean', description: 'Validate only; persist nothing.' }] : [];
   const filterQuery: QueryParam[] = Object.keys(def.filters ?? {}).map((name) => ({ name, type: 'string', description: `Filter by ${name}.` }));
-  const name = def.label.toLowerCase();
+  const name = labelInSentence(def.label);
+  // A client asking for a dry run where there is none must not get a real write instead: every
+  // write refuses a `dryRun` it doesn't take, saying where the dry run is, if anywhere.
+  const noDryRun = { dryRun: 'is not supported here: this write has no dry run' };
+  const createOrUpdateNoDryRun = def.dryRun === 'body' ? { dryRun: 'is not supported in the query: send "dryRun": true in the body' } : noDryRun;
   const options = (request: Parameters<Parameters<typeof defineRoute>[3]>[0], rawBody: unknown) => {
     const fromBody = def.dryRun === 'body' ? splitDryRun(rawBody) : { body: rawBody, dryRun: false };
-    const asked = queryOf(request)['dryRun'];
-    // A client asking for a dry run where there is none must not get a real write instead.
-    if (asked !== undefined && def.dryRun !== 'query') {
-      throw new InputError(`${def.label}s have no dry run${def.dryRun === 'body' ? ' in the query; send "dryRun": true in the body' : ''}.`, [{ property: 'dryRun', errorMessage: 'is not supported here' }]);
-    }
-    const dryRun = fromBody.dryRun || (def.dryRun === 'query' && parseBooleanFlag(asked, 'dryRun'));
+    const dryRun = fromBody.dryRun || (def.dryRun === 'query' && parseBooleanFlag(queryOf(request)['dryRun'], 'dryRun', 'query'));
     return { body: fromBody.body, dryRun, expectedVersion: parseIfMatch(request.headers['if-match']) };
   };
   const id = (request: Parameters<typeof stringParam>[0]) => stringParam(request, def.idField);
@@ -97,7 +97,7 @@ export function registerEntityRoutes(app: FastifyInstance, catalog: RouteCatalog
   });
 
   const dryRunSuccess = def.dryRun === undefined ? [] : [{ status: 200, description: 'Dry run: every check passed; the would-be entity, nothing persisted.' }];
-  defineRoute(app, catalog, { method: 'POST', url: base, summary: `Create a ${name}`, tag: def.tag, permission: 'write', body: def.schemas.create, response: def.schemas.response, successStatus: 201, otherSuccess: [...dryRunSuccess, ...reviewSuccess], query: dryRunQuery, headers: [RESPECT_HEADER] }, async (request, actor) => {
+  defineRoute(app, catalog, { method: 'POST', url: base, summary: `Create a ${name}`, tag: def.tag, permission: 'write', body: def.schemas.create, response: def.schemas.response, successStatus: 201, otherSuccess: [...dryRunSuccess, ...reviewSuccess], query: dryRunQuery, refusedQuery: createOrUpdateNoDryRun, headers: [RESPECT_HEADER] }, async (request, actor) => {
     const { body, dryRun } = options(request, request.body);
     const result = await perform(request, { type: 'create', body }, actor, { dryRun });
     if (isEnvelope(result)) return result;
@@ -117,7 +117,7 @@ export function registerEntityRoutes(app: FastifyInstance, catalog: RouteCatalog
   const writeRoute = (type: 'update' | 'patch', method: 'POST' | 'PATCH', schema: typeof def.schemas.update) => {
     if (!schema) return;
     const summary = type === 'update' ? `Fully update a ${name}` : `Partially update a ${name}`;
-    defineRoute(app, catalog, { method, url: item, summary, tag: def.tag, permission: 'write', body: schema, response: def.schemas.response, query: dryRunQuery, headers: writeHeaders, otherSuccess: reviewSuccess }, async (request, actor) => {
+    defineRoute(app, catalog, { method, url: item, summary, tag: def.tag, permission: 'write', body: schema, response: def.schemas.response, query: dryRunQuery, refusedQuery: createOrUpdateNoDryRun, headers: writeHeaders, otherSuccess: reviewSuccess }, async (request, actor) => {
       const { body, dryRun, expectedVersion } = options(request, request.body);
       const result = await perform(request, { type, id: id(request), body }, actor, { dryRun, expectedVersion });
       if (isEnvelope(result)) return result;
@@ -129,7 +129,7 @@ export function registerEntityRoutes(app: FastifyInstance, catalog: RouteCatalog
   writeRoute('patch', 'PATCH', def.schemas.patch);
 
   if (def.deletable) {
-    defineRoute(app, catalog, { method: 'DELETE', url: item, summary: `Delete a ${name}`, tag: def.tag, permission: 'write', headers: writeHeaders, otherSuccess: reviewSuccess }, async (request, actor) => {
+    defineRoute(app, catalog, { method: 'DELETE', url: item, summary: `Delete a ${name}`, tag: def.tag, permission: 'write', refusedQuery: noDryRun, headers: writeHeaders, otherSuccess: reviewSuccess }, async (request, actor) => {
       const result = await perform(request, { type: 'delete', id: id(request) }, actor, { expectedVersion: parseIfMatch(request.headers['if-match']) });
       if (isEnvelope(result)) return result;
       return { message: `${def.label} deleted successfully.` };
@@ -144,7 +144,7 @@ export function registerEntityRoutes(app: FastifyInstance, catalog: RouteCatalog
     defineRoute(
       app,
       catalog,
-      { method: spec.method ?? 'PUT', url, summary, tag: def.tag, permission: 'write', body: spec.body, bodyOptional: spec.body === undefined || spec.bodyOptional === true, response, headers: writeHeaders, otherSuccess: reviewSuccess },
+      { method: spec.method ?? 'PUT', url, summary, tag: def.tag, permission: 'write', body: spec.body, bodyOptional: spec.body === undefined || spec.bodyOptional === true, response, refusedQuery: noDryRun, headers: writeHeaders, otherSuccess: reviewSuccess },
       async (request, actor) => {
         const params = Object.fromEntries(paramNames.map((p) => [p, stringParam(request, p)]));
         const result = await perform(request, { type: 'action', id: id(request), action, body: request.body, params }, actor, { expectedVersion: parseIfMatch(request.headers['if-match']) });

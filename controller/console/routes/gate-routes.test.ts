@@ -490,7 +490,7 @@ describe('dry run where a kind has none', () => {
     const c2 = createTestConsole();
     const res = await c2.call('POST', '/console/v1/gates?dryRun=true', { name: 'dry gate' });
     expect(res.statusCode).toBe(400);
-    expect(res.json().errors).toEqual([{ property: 'dryRun', errorMessage: 'is not supported here' }]);
+    expect(res.json().errors).toEqual([{ property: 'dryRun', errorMessage: 'is not supported here: this write has no dry run' }]);
     expect((await c2.call('GET', '/console/v1/gates/dry_gate')).statusCode).toBe(404);
     await c2.close();
   });

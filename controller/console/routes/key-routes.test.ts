@@ -242,6 +242,17 @@ describe('/keys (admin)', () => {
     expect((await c.call('PATCH', `/console/v1/keys/${created.id}`, { role: 'wizard' })).statusCode).toBe(400);
   });
 
+  it('a scope listed twice is kept once, as a role keeps a permission listed twice', async () => {
+    const created = (await c.call('POST', '/console/v1/keys', { description: 'x', userEmail: 'a@example.com', role: 'member', scopes: ['omni_read_only', 'omni_read_only'] })).json().data;
+    expect(created.scopes).toEqual(['omni_read_only']);
+    const patched = await c.call('PATCH', `/console/v1/keys/${created.id}`, { scopes: ['omni_read_only', 'omni_read_only'] });
+    expect(patched.statusCode).toBe(200);
+    expect(patched.json().data.scopes).toEqual(['omni_read_only']);
+    expect((await c.call('GET', `/console/v1/keys/${created.id}`)).json().data.scopes).toEqual(['omni_read_only']);
+    const role = await c.call('POST', '/console/v1/roles', { name: 'twice', permissions: ['read', 'read'] });
+    expect(role.json().data.permissions).toEqual(['read']);
+  });
+
   it('404 for an unknown key id', async () => {
     for (const [method, suffix] of [['GET', ''], ['PATCH', ''], ['PATCH', '/rotate'], ['PATCH', '/deactivate'], ['DELETE', '']] as const) {
       const res = await c.call(method, `/console/v1/keys/key_nope${suffix}`, method === 'PATCH' && suffix === '' ? {} : undefined);

@@ -94,6 +94,11 @@ describe('pagination', () => {
     expect(body.pagination).toMatchObject({ pageNumber: 2, itemsPerPage: 2 });
   });
 
+  it('accepts the largest page a number holds exactly, 2^53-1', async () => {
+    await createGates(1);
+    expect((await list('/console/v1/gates?page=9007199254740991')).pagination).toMatchObject({ pageNumber: 9007199254740991, totalItems: 1 });
+  });
+
   it('nextPage and previousPage keep the filters', async () => {
     await createGates(6, (i) => ({ type: i % 2 === 0 ? 'TEMPORARY' : 'PERMANENT', tags: ['web'] }));
     const body = await list('/console/v1/gates?type=TEMPORARY&tags=web&page=2&limit=1');
@@ -137,6 +142,9 @@ describe('pagination', () => {
       ['page=0', ['page'], /positive integer/],
       ['page=abc', ['page'], /positive integer/],
       ['page=x&limit=y', ['page', 'limit'], /positive integer/],
+      ['limit=', ['limit'], /positive integer/],
+      ['page=', ['page'], /positive integer/],
+      ['page=9007199254740993', ['page'], /at most 9007199254740991/],
     ])('?%s', async (query, properties, message) => {
       const res = await c.call('GET', `${path}?${query}`);
       expect(res.statusCode).toBe(400);

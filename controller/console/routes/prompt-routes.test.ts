@@ -90,6 +90,15 @@ describe('AI configs (prompts)', () => {
   });
 });
 
+describe('AI config messages', () => {
+  it('say "AI config", as "AI config not found." does', async () => {
+    const res = await c.call('POST', BASE, { name: 'ab' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().message).toBe('Invalid AI config.');
+    expect((await c.call('GET', `${BASE}/nothing_here`)).json().message).toBe('AI config not found.');
+  });
+});
+
 describe('AI config validation (mutate one field; 400 names it; nothing changes)', () => {
   const body: Body = { displayName: 'Display Name', description: 'd', tags: ['t'], targetApps: ['web'], team: 'a', teamID: 'b' };
   describeValidationTable({

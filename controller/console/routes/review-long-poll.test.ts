@@ -84,4 +84,11 @@ describe('review long poll', () => {
     expect(res.statusCode).toBe(400);
     expect(res.body.errors?.[0]?.property).toBe('waitMs');
   });
+
+  it.each(['', '1e3', ' 5', '-0'])('refuses waitMs=%j, which is not digits, instead of reading it as a number', async (waitMs) => {
+    const { call, reviewID } = await setup(60_000);
+    const res = await call('GET', `/console/v1/reviews/${reviewID}?waitWhile=pending&waitMs=${encodeURIComponent(waitMs)}`);
+    expect(res.statusCode).toBe(400);
+    expect(res.body.errors?.[0]?.property).toBe('waitMs');
+  });
 });

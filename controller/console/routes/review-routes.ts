@@ -5,6 +5,7 @@ import { InputError } from '../../errors.js';
 import { defineRoute } from '../http/define-route.js';
 import { pagination, PAGING_QUERY, parsePaging, queryOf, stringParam } from '../http/request-helpers.js';
 import type { QueryParam, RouteCatalog } from '../http/route-catalog.js';
+import { labelInSentence } from '../kinds/kind-def.js';
 import type { HoldOptions, ReviewRef, ReviewService } from '../reviews/review-service.js';
 
 const LIST_QUERY: QueryParam[] = [
@@ -57,12 +58,13 @@ export function registerReviewRoutes(app: FastifyInstance, catalog: RouteCatalog
   const tag = 'Reviews';
   for (const service of reviews.reviewableKinds()) {
     const { def } = service;
-    const name = def.label.toLowerCase();
+    const name = labelInSentence(def.label);
     const base = `/console/v1/${def.path}/:id/reviews`;
     const item = `${base}/:reviewID`;
     const ref = (request: Parameters<typeof stringParam>[0]): ReviewRef => ({ reviewId: stringParam(request, 'reviewID'), kind: def.kind, entityId: stringParam(request, 'id') });
 
-    defineRoute(app, catalog, { method: 'POST', url: base, summary: `Submit a change of a ${name} for review`, tag, permission: 'submit_reviews', body: ReviewSubmitSchema, response: ReviewSchema, successStatus: 201 }, async (request, actor) => ({
+    // `change` is an entity body one level down (bodyRootLevel 0): it may nest as deep as the entity it becomes.
+    defineRoute(app, catalog, { method: 'POST', url: base, summary: `Submit a change of a ${name} for review`, tag, permission: 'submit_reviews', body: ReviewSubmitSchema, response: ReviewSchema, successStatus: 201, bodyRootLevel: 0 }, async (request, actor) => ({
       message: 'Review submitted successfully.',
       data: await reviews.submit(def.kind, stringParam(request, 'id'), request.body, actor),
     }));
@@ -148,7 +150,9 @@ export function registerReviewRoutes(app: FastifyInstance, catalog: RouteCatalog
       const reviewId = stringParam(request, 'reviewID');
       const query = queryOf(request);
       const waitWhile = typeof query['waitWhile'] === 'string' && query['waitWhile'] !== '' ? query['waitWhile'] : undefined;
-      const waitMs = query['waitMs'] === undefined ? REVIEW_MAX_WAIT_MS : Number(query['waitMs']);
+      // Digits only: Number() would read an empty `?waitMs=` as 0 and `1e3` as 1000.
+      const rawWait = query['waitMs'];
+      const waitMs = rawWait === undefined ? REVIEW_MAX_WAIT_MS : typeof rawWait === 'string' && /^\d{1,9}$/.test(rawWait) ? Number(rawWait) : NaN;
       if (!Number.isInteger(waitMs) || waitMs < 0 || waitMs > REVIEW_MAX_WAIT_MS) {
         throw new InputError('Invalid query.', [{ property: 'waitMs', errorMessage: `must be an integer from 0 to ${REVIEW_MAX_WAIT_MS}` }]);
       }

@@ -142,6 +142,17 @@ describe('pending validation → message / committable / blocked', () => {
     expect((await validate({ reviewID: pending, validated: 'yes' })).json().errors[0].property).toBe('validated');
     expect((await read(pending)).status).toBe('pending_webhook_validation');
   });
+
+  it.each(['not a url', 'javascript:alert(1)', 'data:text/html,<script>alert(1)</script>', 'ftp://ci.test/log', '/relative/path', 'http://', ''])(
+    'a debug link to %j is a 400 naming debugLinks[i].url, and nothing is decided',
+    async (url) => {
+      const id = await pendingValidation();
+      const res = await validate({ reviewID: id, validated: true, debugLinks: [{ title: 'CI', url: 'https://ci.test/1' }, { title: 'Bad', url }] });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().errors).toEqual([{ property: 'debugLinks[1].url', errorMessage: 'must be an absolute http or https URL' }]);
+      expect(await read(id)).toMatchObject({ status: 'pending_webhook_validation', validation: { validated: null, debugLinks: [] } });
+    },
+  );
 });
 
 describe('approved → committed without webhook (bypass)', () => {
