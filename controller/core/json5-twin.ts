@@ -1,6 +1,7 @@
 import type { FieldError } from '../errors.js';
 import { formatJsonPath, NON_FINITE_MESSAGE, nonFiniteNumberPaths } from '../../schemas/json-value.js';
 import { parseJson5 } from './fast-json5.js';
+import { duplicateJson5Key } from './json5-duplicate-key.js';
 import { jsonEqual } from './json-equal.js';
 
 export interface TwinResult {
@@ -22,6 +23,9 @@ export function checkJson5Twin(plain: unknown, json5: unknown, plainPath: string
   } catch (error) {
     return { errors: [{ property: json5Path, errorMessage: `is not valid JSON5: ${(error as Error).message}` }] };
   }
+  // Placed inside the block as json5's own errors are: "at line:column" of the text.
+  const duplicate = duplicateJson5Key(json5);
+  if (duplicate) return { errors: [{ property: json5Path, errorMessage: `has the key ${JSON.stringify(duplicate.key)} twice (keys are unique, as in YAML) at ${duplicate.line}:${duplicate.column}` }] };
   const nonFinite = nonFiniteErrors(parsed, json5Path);
   if (nonFinite.length > 0) return { errors: nonFinite };
   if (plain !== undefined && plain !== null && !jsonEqual(plain, parsed)) {

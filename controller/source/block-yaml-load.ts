@@ -121,7 +121,10 @@ function resolvePlain(s: string): unknown {
   if (c === 0x5f || c === 0x2f || c === 0x24 || c === 0x28 || c > 0xa0) return s;
   if (s === '~') return null;
   if (s === '0') return 0;
-  if (INTEGER.test(s) || DECIMAL.test(s)) return Number(s);
+  // The very conversions `yaml` makes (its core schema's int and float), so even a number of more
+  // digits than a double holds rounds as there.
+  if (INTEGER.test(s)) return parseInt(s, 10);
+  if (DECIMAL.test(s)) return parseFloat(s);
   throw OUTSIDE;
 }
 

@@ -1,7 +1,9 @@
-import { isMap, isScalar, isSeq, parseDocument, visit, type Node, type Pair, type Scalar } from 'yaml';
+import { isMap, isScalar, isSeq, visit, type Node, type Pair, type Scalar } from 'yaml';
 import type { z } from 'zod';
 import { entityFileSchema } from '../../schemas/entity-file.js';
 import type { EntitySchemaEntry } from '../../schemas/index.js';
+import { parseYamlDocument } from './parse-yaml-document.js';
+import { documentIssues } from './yaml-document-issues.js';
 
 export interface FormatProblem {
   line: number;
@@ -22,9 +24,13 @@ const PRINT = { lineWidth: 0, indentSeq: true, flowCollectionPadding: false } as
  * so what the file declares does not change.
  */
 export function formatEntityYaml(text: string, entry: EntitySchemaEntry): FormatResult {
-  const doc = parseDocument(text, { keepSourceTokens: false });
-  if (doc.errors.length > 0) {
-    return { ok: false, problems: doc.errors.map((e) => ({ line: e.linePos?.[0]?.line ?? 1, column: e.linePos?.[0]?.col ?? 1, message: e.message.split('\n')[0] ?? e.message })) };
+  // The parse validate makes, with its guards: nothing deep or odd reaches the printer, which recurses.
+  const parsed = parseYamlDocument(text);
+  const { doc } = parsed;
+  const problems = parsed.errors.map(({ message, offset }) => ({ message, offset }));
+  if (doc && problems.length === 0) for (const { property, message, offset } of documentIssues(doc, parsed)) problems.push({ message: property ? `${property}: ${message}` : message, offset });
+  if (!doc || problems.length > 0) {
+    return { ok: false, problems: problems.map(({ message, offset }) => ({ ...position(parsed.linePos(offset)), message })) };
   }
   const schema = entityFileSchema(entry);
   if (isMap(doc.contents)) {
@@ -45,6 +51,8 @@ export function formatEntityYaml(text: string, entry: EntitySchemaEntry): Format
   });
   return { ok: true, text: doc.toString(PRINT) };
 }
+
+const position = ({ line, col }: { line: number; col: number }): { line: number; column: number } => ({ line, column: col });
 
 function orderNode(node: Node, schema: z.ZodType | undefined, firstKey?: string): void {
   if (isMap(node)) {

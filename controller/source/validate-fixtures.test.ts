@@ -21,7 +21,7 @@ const CASES: Record<string, Expected[]> = {
     ['gates/broken.yaml', 5, '', 'yaml', /Flow sequence/],
   ],
   'drift-directive': [['gates/hand_made.yaml', 1, '', 'repo-config', /drift directive 'ignore' must be one of detect, heal, adopt/]],
-  'yaml-duplicate-key': [['gates/dup_key.yaml', 3, '', 'yaml', /Map keys must be unique/]],
+  'yaml-duplicate-key': [['gates/dup_key.yaml', 3, 'name', 'yaml', /^duplicate key: already set at 2:1$/]],
   'not-a-mapping': [['gates/listy.yaml', 1, '', 'not-a-mapping', /is not a YAML mapping/]],
   'empty-file': [['gates/empty.yaml', 1, '', 'not-a-mapping', /is empty/]],
   'unknown-field': [['gates/typo.yaml', 3, 'descripton', 'unknown-field', /did you mean 'description'/]],
