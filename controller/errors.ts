@@ -42,6 +42,14 @@ export class UnavailableError extends DomainError {}
 /** A dependency outside the process (git, the console, a webhook receiver) failed. */
 export class UpstreamError extends DomainError {}
 
+/**
+ * An error as one line: `property: message`, or the message alone when it names no property (a
+ * repository diagnostic about a whole file carries its `file:line:col` in the message instead).
+ */
+export function formatFieldError(error: FieldError): string {
+  return error.property === '' ? error.errorMessage : `${error.property}: ${error.errorMessage}`;
+}
+
 export function fieldError(property: string, errorMessage: string): FieldError {
   return { property, errorMessage };
 }

@@ -236,7 +236,8 @@ export class BridgeService {
 
 function describe(error: unknown): string {
   const fields = (error as { errors?: { property: string; errorMessage: string }[] }).errors ?? [];
-  return [(error as Error).message, ...fields.map((f) => `${f.property} ${f.errorMessage}`)].join('; ');
+  // A field error without a property (a file's problem) carries its position in its message.
+  return [(error as Error).message, ...fields.map((f) => (f.property === '' ? f.errorMessage : `${f.property} ${f.errorMessage}`))].join('; ');
 }
 
 function reject(reason: string): Verdict {

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { didYouMean } from '../core/did-you-mean.js';
 import { exitCodeOf } from '../error-table.js';
-import { DomainError, InputError, type FieldError } from '../errors.js';
+import { DomainError, formatFieldError, InputError, type FieldError } from '../errors.js';
 import type { CliIO, Command, ParsedArgs } from './command.js';
 import { loadCommand, type CommandSource } from './commands.js';
 import { packageVersion } from './package-version.js';
@@ -92,7 +92,7 @@ function usageErrorOf(command: Command, error: unknown): unknown {
 
 function describeError(error: unknown): string {
   if (error instanceof InputError && error.errors.length > 0) {
-    const lines = error.errors.map((e) => `  ${e.property}: ${e.errorMessage}`);
+    const lines = error.errors.map((e) => `  ${formatFieldError(e)}`);
     return [`error: ${error.message}`, ...lines].join('\n');
   }
   if (error instanceof DomainError) return `error: ${error.message}`;

@@ -126,6 +126,30 @@ describe('flagops plan and export against a console', () => {
     expect(run.stderr).toContain('experiments/refs.yaml:5:23 assignmentSourceName:');
   });
 
+  it('plan, apply and status refuse an invalid repository printing each error exactly as validate does, with or without a property', async () => {
+    const dir = tempDir('flagops-invalid-');
+    cpSync(EXAMPLE, dir, { recursive: true });
+    // A YAML error (no property, a message ending in the bracket it wants), a folder named like an
+    // entity file (no property), and a schema error (a property).
+    writeFileSync(join(dir, 'gates/dark_mode.yaml'), 'id: dark_mode\nname: [\n');
+    mkdirSync(join(dir, 'gates/folder.yaml'));
+    writeFileSync(join(dir, 'gates/new_checkout.yaml'), 'id: new_checkout\nname: x\n');
+    const validate = await flagops(['validate', dir]);
+    expect(validate.code).toBe(1);
+    const expected = validate.stdout.split('\n').filter((line) => /^gates\//.test(line));
+    expect(expected).toEqual([
+      'gates/dark_mode.yaml:3:1 Flow sequence in block collection must be sufficiently indented and end with a ]',
+      'gates/folder.yaml:1:1 is a folder, not a regular file; not read',
+      'gates/new_checkout.yaml:2:7 name: must be 3 to 100 characters long',
+    ]);
+    const keys = { ...env, FLAGOPS_APPROVER_KEY: 'console-another-key' };
+    for (const args of [['plan', dir], ['apply', dir, '--auto-approve'], ['status', dir]]) {
+      const run = await flagops([...args, '--console', url], keys);
+      expect(run.code, args[0]).toBe(1);
+      expect(run.stderr, args[0]).toBe(`error: ${dir} does not validate (3 errors); run flagops validate.\n${expected.map((line) => `  ${line}\n`).join('')}`);
+    }
+  });
+
   it('--format markdown is a PR comment', async () => {
     const run = await flagops(['plan', EXAMPLE, '--console', url, '--format', 'markdown'], env);
     expect(run.code).toBe(0);
@@ -212,5 +236,59 @@ describe('flagops plan --base/--head (pull-request preview from git)', () => {
     const run = await flagops(['plan', config, '--head', 'HEAD'], {});
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('--head: needs --base');
+  });
+});
+
+describe('flagops plan --base/--head with files that do not load', () => {
+  let repo: string;
+  const BASE_WARNING =
+    '1 file of the base git HEAD~2 could not be read or does not validate: gates/dark_mode.yaml. Its entities are treated as absent at the base, so a change to one shows as a create.';
+
+  beforeAll(async () => {
+    repo = tempDir('flagops-git-unread-');
+    const git = simpleGit(repo);
+    await git.init();
+    await git.addConfig('user.email', 'test@example.com');
+    await git.addConfig('user.name', 'test');
+    await git.addConfig('commit.gpgsign', 'false');
+    cpSync(EXAMPLE, repo, { recursive: true });
+    const gate = join(repo, 'gates/dark_mode.yaml');
+    const fixed = readFileSync(gate, 'utf8');
+    writeFileSync(gate, 'id: dark_mode\nname: [\n');
+    await git.add('.');
+    await git.commit('a broken gate');
+    writeFileSync(gate, fixed);
+    await git.add('.');
+    await git.commit('the gate fixed');
+    // A folder named like an entity file, and a file that is not UTF-8.
+    mkdirSync(join(repo, 'gates/dir.yaml'));
+    writeFileSync(join(repo, 'gates/dir.yaml/inner.yaml'), 'id: inner\nname: inner\n');
+    writeFileSync(join(repo, 'gates/latin.yaml'), Buffer.concat([Buffer.from('id: latin\nname: latin\ndescription: caf'), Buffer.from([0xe9]), Buffer.from('\n')]));
+    await git.add('.');
+    await git.commit('files that do not load');
+  });
+
+  it('warns about base files that could not be read, in every format, and still plans', async () => {
+    const text = await flagops(['plan', repo, '--base', 'HEAD~2', '--head', 'HEAD~1'], {});
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('+ gates/dark_mode');
+    expect(text.stdout).toContain(`warning: ${BASE_WARNING}`);
+    const markdown = await flagops(['plan', repo, '--base', 'HEAD~2', '--head', 'HEAD~1', '--format', 'markdown'], {});
+    expect(markdown.stdout).toContain(`> **Warning:** ${BASE_WARNING}`);
+    const json = await flagops(['plan', repo, '--base', 'HEAD~2', '--head', 'HEAD~1', '--format', 'json'], {});
+    expect(JSON.parse(json.stdout).warnings).toEqual([BASE_WARNING]);
+    // A base that loads says nothing.
+    const clean = await flagops(['plan', repo, '--base', 'HEAD~1', '--head', 'HEAD~1', '--format', 'json'], {});
+    expect(JSON.parse(clean.stdout).warnings).toEqual([]);
+  });
+
+  it('refuses a head with a folder named *.yaml or bytes that are not UTF-8, as validate does in the working tree', async () => {
+    const validate = await flagops(['validate', repo]);
+    expect(validate.code).toBe(1);
+    const expected = ['gates/dir.yaml:1:1 is a folder, not a regular file; not read', 'gates/latin.yaml:3:17 is not valid UTF-8 (byte 0xE9)'];
+    expect(validate.stdout.split('\n').filter((line) => line.startsWith('gates/'))).toEqual(expected);
+    const plan = await flagops(['plan', repo, '--base', 'HEAD~1', '--head', 'HEAD'], {});
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toBe(`error: git HEAD does not validate (2 errors); run flagops validate.\n${expected.map((line) => `  ${line}\n`).join('')}`);
   });
 });

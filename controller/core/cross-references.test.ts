@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
+import { ENTITY_SCHEMAS } from '../../schemas/index.js';
 import { crossReferenceIssues, referencesOf } from './cross-references.js';
 import type { JsonObject, RepoEntity } from './repo-entity.js';
 
@@ -17,6 +19,56 @@ describe('crossReferenceIssues', () => {
     expect(crossReferenceIssues([gate, config], ['production'])).toEqual([
       expect.objectContaining({ file: 'dynamic_configs/dc.yaml', property: 'rules[0].conditions[0].targetValue[0]', code: 'reference' }),
       expect.objectContaining({ file: 'dynamic_configs/dc.yaml', property: 'rules[0].environments[0]', code: 'environment' }),
+    ]);
+  });
+
+  it('checks every field that names an environment, in every kind, as it checks rules: the same message and suggestion', () => {
+    const environments = ['production', 'staging'];
+    const message = (value: string, suggestion: string): string => `names environment '${value}', which flagops.yaml does not list (production, staging); did you mean '${suggestion}'?`;
+    const segment = entity('segments', 'segment', 'seg', {});
+    const gateWithOverrides = entity('gates', 'gate', 'g', {
+      rules: [{ name: 'r', environments: ['prodution'] }],
+      overrides: { environmentOverrides: [{ environment: 'prodution', passingIDs: ['u1'] }, { environment: null, passingIDs: ['u2'] }, { environment: 'staging', passingIDs: ['u3'] }] },
+    });
+    const experiment = entity('experiments', 'experiment', 'exp', {
+      enabledNonProdEnvironments: ['stagin'],
+      overrides: [{ type: 'segment', id: 'seg', groupID: 'Control', environment: 'prodution' }],
+      userIDOverrides: [{ groupID: 'Control', ids: ['u1'], environment: 'stagin' }],
+    });
+    const layer = entity('layers', 'layer', 'lay', { idOverrides: [{ groupName: 'Control', ids: ['u1'], environment: 'prodution' }] });
+    const issues = crossReferenceIssues([segment, gateWithOverrides, experiment, layer], environments);
+    expect(issues.map(({ file, property, message, code }) => ({ file, property, message, code }))).toEqual([
+      { file: 'gates/g.yaml', property: 'rules[0].environments[0]', message: message('prodution', 'production'), code: 'environment' },
+      { file: 'gates/g.yaml', property: 'overrides.environmentOverrides[0].environment', message: message('prodution', 'production'), code: 'environment' },
+      { file: 'experiments/exp.yaml', property: 'overrides[0].environment', message: message('prodution', 'production'), code: 'environment' },
+      { file: 'experiments/exp.yaml', property: 'userIDOverrides[0].environment', message: message('stagin', 'staging'), code: 'environment' },
+      { file: 'experiments/exp.yaml', property: 'enabledNonProdEnvironments[0]', message: message('stagin', 'staging'), code: 'environment' },
+      { file: 'layers/lay.yaml', property: 'idOverrides[0].environment', message: message('prodution', 'production'), code: 'environment' },
+    ]);
+    // Without an environments list in flagops.yaml, any name goes.
+    expect(crossReferenceIssues([segment, gateWithOverrides, experiment, layer]).filter((i) => i.code === 'environment')).toEqual([]);
+  });
+
+  it('knows every field of every kind that names an environment (a new one must be checked above)', () => {
+    const names = new Set<string>();
+    const visit = (schema: unknown): void => {
+      if (Array.isArray(schema)) return schema.forEach(visit);
+      if (typeof schema !== 'object' || schema === null) return;
+      for (const [key, value] of Object.entries(schema)) {
+        if (key === 'properties' && typeof value === 'object' && value !== null) for (const name of Object.keys(value)) if (/environment/i.test(name)) names.add(name);
+        visit(value);
+      }
+    };
+    for (const entry of ENTITY_SCHEMAS) visit(z.toJSONSchema(entry.create, { unrepresentable: 'any', io: 'input' }));
+    // environmentOverrides holds the gate's `environment` entries; the rest are names or lists of names.
+    expect([...names].sort()).toEqual(['enabledNonProdEnvironments', 'environment', 'environmentOverrides', 'environments']);
+  });
+
+  it("leaves a layer parameter of no known type to the layer's own error instead of claiming the experiments' values mismatch it", () => {
+    const layer = entity('layers', 'layer', 'lay', { parameters: [{ name: 'color', type: 'strung', defaultValue: 'blue' }, { name: 'size', type: 'number', defaultValue: 1 }] });
+    const experiment = entity('experiments', 'experiment', 'exp', { layerID: 'lay', groups: [{ name: 'a', parameterValues: { color: 'red', size: 'big' } }] });
+    expect(crossReferenceIssues([layer, experiment])).toEqual([
+      expect.objectContaining({ file: 'experiments/exp.yaml', property: 'groups[0].parameterValues.size', message: "must be of type number, like the layer's parameter" }),
     ]);
   });
 

@@ -1,4 +1,5 @@
 import { ENTITY_SCHEMAS } from '../../schemas/index.js';
+import { LAYER_PARAMETER_TYPES } from '../../schemas/layer.js';
 import { didYouMean } from './did-you-mean.js';
 import { freeJsonFields } from './free-json-fields.js';
 import { matchesLayerType } from './experiment-rules.js';
@@ -34,7 +35,13 @@ const FIELD_REFERENCE_ENTRIES = Object.entries(FIELD_REFERENCES);
 /** Fields holding a client's own JSON: never walked, whatever keys the JSON has. */
 const FREE_JSON = freeJsonFields(ENTITY_SCHEMAS.flatMap((e) => [e.create, e.response]));
 
-type EnvironmentList = { property: string; values: unknown[] };
+/** A value that names an environment, with the property path that holds it. */
+type EnvironmentName = { property: string; value: unknown };
+
+/** Adds a list's environment names, each under its own index. */
+function pushList(names: EnvironmentName[], property: string, values: unknown[]): void {
+  values.forEach((value, i) => names.push({ property: `${property}[${i}]`, value }));
+}
 
 /** Every reference an entity makes to another entity, with the property path that makes it. */
 export function referencesOf(data: JsonObject): Reference[] {
@@ -43,8 +50,8 @@ export function referencesOf(data: JsonObject): Reference[] {
   return refs;
 }
 
-/** The entity's references and, when `lists` is given, its rule `environments` lists, in one walk. */
-function collect(data: JsonObject, refs: Reference[], lists: EnvironmentList[] | undefined): void {
+/** The entity's references and, when `lists` is given, every value that names an environment, in one walk. */
+function collect(data: JsonObject, refs: Reference[], lists: EnvironmentName[] | undefined): void {
   for (const [field, folder] of FIELD_REFERENCE_ENTRIES) {
     const value = data[field];
     if (typeof value === 'string' && value !== '') refs.push({ property: field, folder, id: value });
@@ -52,17 +59,18 @@ function collect(data: JsonObject, refs: Reference[], lists: EnvironmentList[] |
   }
   walk(data, '', false, refs, lists);
   overrideReferences(data, refs);
-  if (lists && Array.isArray(data['enabledNonProdEnvironments'])) lists.push({ property: 'enabledNonProdEnvironments', values: data['enabledNonProdEnvironments'] });
+  if (lists && Array.isArray(data['enabledNonProdEnvironments'])) pushList(lists, 'enabledNonProdEnvironments', data['enabledNonProdEnvironments']);
 }
 
 /**
  * Two walks in one: references (`refs` set: conditions' targets, not walked into) and environment
- * lists (`lists` set: an `environments` list of a list item, not walked into). A subtree goes on for
+ * names (`lists` set: a list item's `environments` list, as rules have, not walked into, and a list
+ * item's `environment`, as every kind's overrides have). A subtree goes on for
  * whichever walk still wants it; each keeps its own order. A module-level function, not a closure per
  * entity (transpilers that keep function names wrap each closure created), and paths are built only
  * where a walk goes on: most fields hold scalars.
  */
-function walk(value: unknown, path: string, inList: boolean, refs: Reference[] | undefined, lists: EnvironmentList[] | undefined): void {
+function walk(value: unknown, path: string, inList: boolean, refs: Reference[] | undefined, lists: EnvironmentName[] | undefined): void {
   if (Array.isArray(value)) {
     // Only objects hold references or lists: a list of scalars (tags, ids, targets) costs one test per item.
     for (let i = 0; i < value.length; i++) {
@@ -73,8 +81,11 @@ function walk(value: unknown, path: string, inList: boolean, refs: Reference[] |
     for (const key in value) {
       if (!Object.hasOwn(value, key)) continue;
       const child = value[key];
-      // Scalars hold nothing to walk; free JSON is the client's own.
-      if (typeof child !== 'object' || child === null || FREE_JSON.has(key)) continue;
+      // Scalars hold nothing to walk (an override's environment is the one scalar read); free JSON is the client's own.
+      if (typeof child !== 'object' || child === null || FREE_JSON.has(key)) {
+        if (lists && inList && key === 'environment' && typeof child === 'string') lists.push({ property: path === '' ? key : `${path}.${key}`, value: child });
+        continue;
+      }
       let childRefs = refs;
       let childLists = lists;
       if (refs && key === 'conditions' && Array.isArray(child)) {
@@ -83,7 +94,7 @@ function walk(value: unknown, path: string, inList: boolean, refs: Reference[] |
         childRefs = undefined;
       }
       if (lists && key === 'environments' && inList && Array.isArray(child)) {
-        lists.push({ property: path === '' ? key : `${path}.${key}`, values: child });
+        pushList(lists, path === '' ? key : `${path}.${key}`, child);
         childLists = undefined;
       }
       if (childRefs || childLists) walk(child, path === '' ? key : `${path}.${key}`, false, childRefs, childLists);
@@ -120,6 +131,8 @@ function conditionReferences(condition: unknown, path: string, refs: Reference[]
   if (typeof target === 'string') refs.push({ property: `${path}.targetValue`, folder, id: target });
   else if (Array.isArray(target)) target.forEach((v, i) => refs.push({ property: `${path}.targetValue[${i}]`, folder, id: String(v) }));
 }
+
+const LAYER_TYPES: ReadonlySet<unknown> = new Set(LAYER_PARAMETER_TYPES);
 
 const DEFAULTS = new Map(ENTITY_SCHEMAS.map((e) => [e.folder, e.defaults]));
 
@@ -175,8 +188,10 @@ function relationIssues(entity: RepoEntity, find: (folder: string, id: string) =
         const values = isPlainObject(group) && isPlainObject(group['parameterValues']) ? group['parameterValues'] : {};
         for (const [key, value] of Object.entries(values)) {
           const property = `groups[${i}].parameterValues.${key}`;
+          const type = parameters.get(key);
           if (!parameters.has(key)) issues.push(referenceIssue(entity, property, `is not a parameter of layers/${layer.id} (${[...parameters.keys()].join(', ') || 'it has none'})`));
-          else if (!matchesLayerType(parameters.get(key), value)) issues.push(referenceIssue(entity, property, `must be of type ${String(parameters.get(key))}, like the layer's parameter`));
+          // A type that is none (`strung`) is the layer file's own error: no value could match it.
+          else if (LAYER_TYPES.has(type) && !matchesLayerType(type, value)) issues.push(referenceIssue(entity, property, `must be of type ${String(type)}, like the layer's parameter`));
         }
       });
     }
@@ -187,7 +202,7 @@ function relationIssues(entity: RepoEntity, find: (folder: string, id: string) =
 /**
  * Rules that look across files: one file per entity, references to entities the repository declares
  * (segments and gates named in conditions, holdout/experiment/layer/targeting-gate references), and
- * rule environments that flagops.yaml lists.
+ * environments (of rules, overrides, an experiment's non-production ones) that flagops.yaml lists.
  */
 export function crossReferenceIssues(entities: readonly RepoEntity[], environments?: readonly string[]): Issue[] {
   const issues: Issue[] = [];
@@ -205,7 +220,7 @@ export function crossReferenceIssues(entities: readonly RepoEntity[], environmen
   const known = new Set(environments ?? []);
   for (const entity of entities) {
     const refs: Reference[] = [];
-    const lists: EnvironmentList[] | undefined = environments === undefined ? undefined : [];
+    const lists: EnvironmentName[] | undefined = environments === undefined ? undefined : [];
     collect(entity.data, refs, lists);
     for (const ref of refs) {
       const targets = byFolder.get(ref.folder);
@@ -223,17 +238,15 @@ export function crossReferenceIssues(entities: readonly RepoEntity[], environmen
     }
     issues.push(...relationIssues(entity, (folder, id) => byFolder.get(folder)?.get(id)));
     if (lists === undefined) continue;
-    for (const list of lists) {
-      list.values.forEach((value, i) => {
-        if (typeof value !== 'string' || known.has(value)) return;
-        const suggestion = didYouMean(value, [...known]);
-        issues.push({
-          file: entity.file,
-          property: `${list.property}[${i}]`,
-          message: `names environment '${value}', which flagops.yaml does not list (${[...known].join(', ')})${suggestion ? `; did you mean '${suggestion}'?` : ''}`,
-          code: 'environment',
-          severity: 'error',
-        });
+    for (const { property, value } of lists) {
+      if (typeof value !== 'string' || known.has(value)) continue;
+      const suggestion = didYouMean(value, [...known]);
+      issues.push({
+        file: entity.file,
+        property,
+        message: `names environment '${value}', which flagops.yaml does not list (${[...known].join(', ')})${suggestion ? `; did you mean '${suggestion}'?` : ''}`,
+        code: 'environment',
+        severity: 'error',
       });
     }
   }

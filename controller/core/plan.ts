@@ -60,6 +60,8 @@ export interface LiveState {
   /** `console`: console reads (generated ids and creator stamps ignored where files are silent); `files`: another ref of the repository. */
   source: 'console' | 'files';
   entities: ReadonlyMap<string, readonly LiveEntity[]>;
+  /** What reading it left out that the plan must say (base files of a ref that did not load). */
+  warnings?: readonly string[];
 }
 
 export interface LiveEntity {
@@ -165,7 +167,7 @@ export function buildPlan(desiredLabel: string, desired: readonly RepoEntity[], 
     }
   }
   changes.sort(compareChanges);
-  const warnings: string[] = [];
+  const warnings: string[] = [...(live.warnings ?? [])];
   if (summary.delete > options.prune.maxDeletes) {
     warnings.push(`${summary.delete} ${summary.delete === 1 ? 'delete exceeds' : 'deletes exceed'} prune.maxDeletes (${options.prune.maxDeletes}): apply will refuse this plan.`);
   }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Diagnostic } from './repo-entity.js';
-import { escapeControl, formatDiagnostic, renderDiagnosticsText, summarize } from './render-diagnostics.js';
+import { formatFieldError } from '../errors.js';
+import { diagnosticFieldError, escapeControl, formatDiagnostic, renderDiagnosticsText, summarize } from './render-diagnostics.js';
 
 const at = (over: Partial<Diagnostic>): Diagnostic => ({ file: 'gates/a.yaml', property: '', message: 'is wrong', code: 'schema', severity: 'error', line: 2, column: 3, ...over });
 
@@ -22,5 +23,19 @@ describe('terminal output of diagnostics', () => {
     expect(formatDiagnostic(at({ property: 'descripción', message: "is not a known field (did you mean 'description'?)", severity: 'warning' }))).toBe(
       "gates/a.yaml:2:3 descripción: warning: is not a known field (did you mean 'description'?)",
     );
+  });
+
+  it('as the field error of a command refusing the repository, prints exactly as validate prints it, with or without a property', () => {
+    const cases = [
+      at({}),
+      at({ property: 'name', message: 'must be 3 to 100 characters long' }),
+      // A message with a colon of its own, and one that ends in the punctuation it quotes.
+      at({ message: 'Flow sequence in block collection must be sufficiently indented and end with a ]' }),
+      at({ message: 'is 2000042 bytes, over the limit of 1 MiB per file; not read' }),
+      at({ file: 'gates/\x1b.yaml', message: 'is a folder: \x07' }),
+    ];
+    for (const d of cases) expect(formatFieldError(diagnosticFieldError(d))).toBe(formatDiagnostic(d));
+    expect(diagnosticFieldError(at({ property: 'name' }))).toEqual({ property: 'gates/a.yaml:2:3 name', errorMessage: 'is wrong' });
+    expect(diagnosticFieldError(at({}))).toEqual({ property: '', errorMessage: 'gates/a.yaml:2:3 is wrong' });
   });
 });

@@ -1,3 +1,4 @@
+import { formatFieldError, type FieldError } from '../errors.js';
 import { ISSUE_DESCRIPTIONS, type Diagnostic, type IssueCode } from './repo-entity.js';
 
 export interface ValidationSummary {
@@ -32,11 +33,20 @@ export function escapeControl(text: string, singleLine = false): string {
   return text.replace(singleLine ? CONTROL_OR_NEWLINE : CONTROL, escapeOne);
 }
 
-/** `file:line:col property: message`, one line per diagnostic, control characters escaped. */
-export function formatDiagnostic(d: Diagnostic): string {
+/**
+ * A diagnostic as a field error of an InputError (a command refusing an invalid repository), which
+ * formatFieldError prints exactly as `validate` prints the diagnostic: the position leads the
+ * property, and a diagnostic about the whole file is its whole line, position included.
+ */
+export function diagnosticFieldError(d: Diagnostic): FieldError {
   const where = `${escapeControl(d.file, true)}:${d.line}:${d.column}`;
   const message = escapeControl(d.severity === 'warning' ? `warning: ${d.message}` : d.message);
-  return d.property === '' ? `${where} ${message}` : `${where} ${escapeControl(d.property, true)}: ${message}`;
+  return d.property === '' ? { property: '', errorMessage: `${where} ${message}` } : { property: `${where} ${escapeControl(d.property, true)}`, errorMessage: message };
+}
+
+/** `file:line:col property: message`, one line per diagnostic, control characters escaped. */
+export function formatDiagnostic(d: Diagnostic): string {
+  return formatFieldError(diagnosticFieldError(d));
 }
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;

@@ -62,6 +62,6 @@ export const ISSUE_DESCRIPTIONS: Readonly<Record<IssueCode, string>> = {
   'duplicate-id': 'Two files declare the same entity.',
   rule: 'A rule of the entity kind beyond its schema (unique names, JSON5 twins, dynamic-config schema, ...).',
   reference: 'A reference to another entity that the repository does not declare.',
-  environment: 'A rule names an environment that flagops.yaml does not list.',
+  environment: 'A rule or an override names an environment that flagops.yaml does not list.',
   'repo-config': 'flagops.yaml is invalid.',
 };

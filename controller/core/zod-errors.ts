@@ -30,7 +30,8 @@ function knownKeysAt(schema: z.ZodType, path: ReadonlyArray<PropertyKey>): strin
 
 function unwrap(schema: unknown): unknown {
   let current = schema as { def?: { type?: string; innerType?: unknown } } | undefined;
-  while (current?.def && ['optional', 'nullable', 'default', 'readonly'].includes(current.def.type ?? '')) {
+  // nonoptional: a field an entity file must give (a required field of a schema made partial elsewhere).
+  while (current?.def && ['optional', 'nonoptional', 'nullable', 'default', 'readonly'].includes(current.def.type ?? '')) {
     current = current.def.innerType as typeof current;
   }
   return current;
@@ -51,7 +52,8 @@ export function zodIssuesToFieldErrors(issues: ReadonlyArray<z.core.$ZodIssue>, 
       }
       continue;
     }
-    const missing = issue.code === 'invalid_type' && 'input' in issue && issue.input === undefined;
+    // A union (a JSON value of any type) reports a missing field as "Invalid input", not by type.
+    const missing = (issue.code === 'invalid_type' || issue.code === 'invalid_union') && 'input' in issue && issue.input === undefined;
     // z.number() refuses Infinity and NaN as "expected number, received Infinity", which reads as a bug.
     const nonFinite = issue.code === 'invalid_type' && issue.expected === 'number' && 'input' in issue && typeof issue.input === 'number';
     errors.push({

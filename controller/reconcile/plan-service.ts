@@ -1,11 +1,11 @@
 import { ENTITY_SCHEMAS } from '../../schemas/index.js';
 import { buildPlan, limitToTargets, type LiveEntity, type LiveState, type Plan } from '../core/plan.js';
-import type { Diagnostic } from '../core/repo-entity.js';
-import { formatDiagnostic } from '../core/render-diagnostics.js';
+import { diagnosticFieldError } from '../core/render-diagnostics.js';
 import { InputError } from '../errors.js';
 import { hasErrors, loadRepo, type LoadedRepo } from '../source/load-repo.js';
 import type { RepoReader } from '../source/repo-reader.js';
 import type { ConsoleClient } from './console-client.js';
+import { unreadBaseWarning } from './unread-base-warning.js';
 
 export interface PlanResult {
   plan: Plan;
@@ -53,11 +53,7 @@ export function throwIfRepoInvalid(repo: LoadedRepo): void {
   const errors = repo.diagnostics.filter((d) => d.severity === 'error');
   throw new InputError(
     `${repo.label} does not validate (${errors.length} error${errors.length === 1 ? '' : 's'}); run flagops validate.`,
-    errors.map((d: Diagnostic) => {
-      const line = formatDiagnostic(d);
-      const cut = line.indexOf(': ', line.indexOf(' '));
-      return { property: line.slice(0, cut), errorMessage: line.slice(cut + 2) };
-    }),
+    errors.map(diagnosticFieldError),
   );
 }
 
@@ -120,8 +116,13 @@ export function planAgainstConsole(input: PlanInput & { client: ConsoleClient })
 
 /**
  * A pull-request preview without a console: what the head ref (or working tree) changes compared with
- * the base ref. The base only has to parse: a head that fixes an invalid base still previews.
+ * the base ref. The base need not validate (a head that fixes an invalid base still previews); the
+ * plan warns about the base files that declared nothing because of it.
  */
 export function planBetweenRefs(input: PlanInput & { base: RepoReader }): Promise<PlanResult> {
-  return planWith(input, async () => repoState(await loadRepo(input.base)));
+  return planWith(input, async () => {
+    const base = await loadRepo(input.base);
+    const warning = unreadBaseWarning(base);
+    return { ...repoState(base), ...(warning === undefined ? {} : { warnings: [warning] }) };
+  });
 }

@@ -1,7 +1,7 @@
 import { isEmptyDelta, planDelta } from '../core/plan-delta.js';
 import type { Plan } from '../core/plan.js';
 import { renderPlanText } from '../core/render-plan-text.js';
-import { DomainError, InputError } from '../errors.js';
+import { DomainError, formatFieldError, InputError } from '../errors.js';
 import type { RepoReader } from '../source/repo-reader.js';
 import { applyRepo, type ApplyInput, type ApplyReport } from './apply-service.js';
 import type { ConsoleClient } from './console-client.js';
@@ -31,7 +31,7 @@ export function createWatchCycle(options: WatchCycleOptions): () => Promise<{ pl
       if (!(error instanceof DomainError)) throw error;
       const text =
         error instanceof InputError && error.errors.length > 0
-          ? `${error.message}\n${error.errors.map((e) => `  ${e.property}: ${e.errorMessage}`).join('\n')}\n`
+          ? `${error.message}\n${error.errors.map((e) => `  ${formatFieldError(e)}`).join('\n')}\n`
           : `error: ${error.message}\n`;
       if (text !== lastErrors) options.print(text);
       lastErrors = text;

@@ -4,6 +4,7 @@ import { join, sep } from 'node:path';
 import { ENTITY_SCHEMAS } from '../../schemas/index.js';
 import { REPO_CONFIG_FILE, type ReadLimits } from '../../schemas/repo-config.js';
 import { InputError } from '../errors.js';
+import { decodeUtf8 } from './decode-utf8.js';
 import { overFileLimit, ReadBudget, readerLimits, stopIfAborted, unreadableError } from './read-budget.js';
 import type { RepoListing, RepoProblem, RepoReadOptions, RepoReader } from './repo-reader.js';
 
@@ -200,7 +201,8 @@ export class FsRepoReader implements RepoReader {
         if (n < wanted) break;
       }
       if (length > stats.size) return { path, message: 'changed while it was read; not read' };
-      return buffer.toString('utf8', 0, length);
+      const text = decodeUtf8(buffer.subarray(0, length));
+      return typeof text === 'string' ? text : { path, ...text };
     } catch (error) {
       return { path, message: `cannot be read: ${errnoOf(error)}` };
     } finally {

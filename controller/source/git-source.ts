@@ -2,11 +2,14 @@ import { simpleGit, type SimpleGit } from 'simple-git';
 import { ENTITY_SCHEMAS } from '../../schemas/index.js';
 import { REPO_CONFIG_FILE, type ReadLimits } from '../../schemas/repo-config.js';
 import { InputError, UpstreamError } from '../errors.js';
+import { decodeUtf8, type ContentProblem } from './decode-utf8.js';
 import { overFileLimit, ReadBudget, readerLimits, stopIfAborted, unreadableError } from './read-budget.js';
 import type { RepoListing, RepoProblem, RepoReadOptions, RepoReader } from './repo-reader.js';
 
 /** Blobs fetched by one `git show`: keeps the command line well under the OS limit. */
 const BATCH = 1000;
+
+const YAML_NAME = /\.ya?ml$/;
 
 interface Blob {
   sha: string;
@@ -71,6 +74,7 @@ export class GitRepoReader implements RepoReader {
     const ignored = new Set<string>();
     const other = new Set<string>();
     const kinds = new Set<string>();
+    const yamlFolders = new Set<string>();
     this.blobs.clear();
     for (const record of out.split('\0')) {
       const match = /^(\d+) (\w+) ([0-9a-f]+)\s+(-|\d+)\t(.*)$/s.exec(record);
@@ -79,8 +83,17 @@ export class GitRepoReader implements RepoReader {
       if (!fullPath.startsWith(this.prefix)) continue;
       const path = fullPath.slice(this.prefix.length);
       const parts = path.split('/');
+      if (parts.length > 2 && folders.has(parts[0] ?? '')) {
+        // git lists files, never folders: a folder inside a kind folder shows as the paths under it,
+        // whatever they are. Named like an entity file, it is an error, as in the working tree.
+        const [folder, name] = parts as [string, string];
+        kinds.add(folder);
+        if (YAML_NAME.test(name)) yamlFolders.add(`${folder}/${name}`);
+        else ignored.add(`${folder}/${name}`);
+        continue;
+      }
       // What the loader would read: flagops.yaml, a kind folder itself, or a YAML file directly inside one.
-      const wanted = parts.length === 1 ? path === REPO_CONFIG_FILE || folders.has(path) : parts.length === 2 && folders.has(parts[0] ?? '') && /\.ya?ml$/.test(path);
+      const wanted = parts.length === 1 ? path === REPO_CONFIG_FILE || folders.has(path) : parts.length === 2 && folders.has(parts[0] ?? '') && YAML_NAME.test(path);
       if (type !== 'blob' || mode === '120000') {
         if (wanted) listing.problems.push({ path, message: mode === '120000' ? 'is a symbolic link in git; links are not followed; not read' : `is a git ${type === 'commit' ? 'submodule' : type}, not a file; not read` });
         else if (parts.length > 1 && folders.has(parts[0] ?? '')) kinds.add(parts[0] ?? '');
@@ -93,17 +106,15 @@ export class GitRepoReader implements RepoReader {
         } else if (folders.has(path)) listing.problems.push({ path, message: 'is a file, not a folder: a kind folder must be a real folder of the repository; not read' });
         continue;
       }
-      const [folder, name] = parts as [string, string];
+      const [folder] = parts as [string];
       if (!folders.has(folder)) other.add(folder);
-      else if (parts.length > 2) {
-        kinds.add(folder);
-        ignored.add(`${folder}/${name}`);
-      } else {
+      else {
         kinds.add(folder);
         listing.files.push(path);
         this.blobs.set(path, { sha, size: Number(size) });
       }
     }
+    for (const path of yamlFolders) listing.problems.push({ path, message: 'is a folder, not a regular file; not read' });
     listing.files.sort();
     listing.ignored = [...ignored].sort();
     listing.otherFolders = [...other].sort();
@@ -144,15 +155,19 @@ export class GitRepoReader implements RepoReader {
         throw new UpstreamError(`git show at ${this.commit.slice(0, 12)} failed: ${(error as Error).message.trim()}`);
       }
       // `git show` prints each distinct blob once, in argument order.
-      const texts = new Map<string, string>();
+      const texts = new Map<string, string | ContentProblem>();
       let offset = 0;
       for (const { blob } of batch) {
         if (texts.has(blob.sha)) continue;
-        texts.set(blob.sha, buffer.toString('utf8', offset, offset + blob.size));
+        texts.set(blob.sha, decodeUtf8(buffer.subarray(offset, offset + blob.size)));
         offset += blob.size;
       }
       if (offset !== buffer.length) throw new UpstreamError(`git show at ${this.commit.slice(0, 12)} returned ${buffer.length} bytes, expected ${offset}.`);
-      for (const { path, blob } of batch) out.set(path, texts.get(blob.sha) ?? '');
+      for (const { path, blob } of batch) {
+        const text = texts.get(blob.sha) ?? '';
+        if (typeof text === 'string') out.set(path, text);
+        else problems.push({ path, ...text });
+      }
     }
     return { texts: out, problems };
   }

@@ -69,7 +69,8 @@ describe('the working-tree reader', () => {
     expect(byFile(loaded.diagnostics)).toEqual({ 'flagops.yaml': expect.stringMatching(/outside the repository/) });
     const refused = await readRepoConfig(new FsRepoReader(dir)).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(InputError);
-    expect((refused as InputError).errors).toEqual([{ property: 'flagops.yaml', errorMessage: expect.stringMatching(/outside the repository/) }]);
+    // Printed as validate prints it: `flagops.yaml:1:1 is a symbolic link ...`.
+    expect((refused as InputError).errors).toEqual([{ property: '', errorMessage: expect.stringMatching(/^flagops\.yaml:1:1 is a symbolic link to a location outside the repository/) }]);
   });
 
   it('never reads a file over the per-file limit, names its size, and lets flagops.yaml or the reader options raise or lower it', async () => {
@@ -140,7 +141,8 @@ describe('parse bounds', () => {
     const loaded = await loadRepo(new FsRepoReader(dir));
     const first = (file: string): Diagnostic | undefined => loaded.diagnostics.find((d) => d.file === file && d.severity === 'error');
     expect(first('gates/deep_flow.yaml')).toMatchObject({ line: 3, column: 14 + MAX_DEPTH - 1, message: `nests deeper than ${MAX_DEPTH} levels of mappings and sequences` });
-    expect(first('gates/runaway.yaml')).toMatchObject({ line: 3, column: 14 + 1000, message: `nests deeper than ${MAX_DEPTH} levels of mappings and sequences` });
+    // Where the nesting passes the limit, found without parsing the hundred thousand levels after it.
+    expect(first('gates/runaway.yaml')).toMatchObject({ line: 3, column: 14 + MAX_DEPTH - 1, message: `nests deeper than ${MAX_DEPTH} levels of mappings and sequences` });
     expect(loaded.diagnostics.filter((d) => d.file === 'gates/deep_block.yaml')).toContainEqual(expect.objectContaining({ line: 3 + MAX_DEPTH, column: MAX_DEPTH + 1, message: expect.stringMatching(/nests deeper/) }));
     expect(first('gates/bomb.yaml')).toMatchObject({ line: 1, column: 1, message: expect.stringMatching(/expands aliases more than 1000 times/) });
     // A file of a hundred thousand keys: one error naming it, no stack overflow, no minutes of checks.
@@ -191,5 +193,44 @@ describe('the git reader', () => {
     await reader.list();
     await expect(reader.read(['gates/big_gate.yaml', 'gates/good_gate.yaml'])).rejects.toThrow(InputError);
     expect((await reader.read(['gates/good_gate.yaml'])).get('gates/good_gate.yaml')).toBe(GATE('good_gate'));
+  });
+});
+
+describe('both readers', () => {
+  const LATIN1 = Buffer.concat([Buffer.from('id: latin_gate\nname: latin_gate\ndescription: caf'), Buffer.from([0xe9]), Buffer.from(' cr'), Buffer.from([0xe8]), Buffer.from('me\n')]);
+  const UTF16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(GATE('wide_gate'), 'utf16le')]);
+  let dir: string;
+  beforeAll(async () => {
+    dir = repo({ 'flagops.yaml': '', 'gates/good_gate.yaml': GATE('good_gate'), 'gates/dir.yaml/inner.yaml': GATE('inner'), 'gates/sub/other.yaml': GATE('other') });
+    writeFileSync(join(dir, 'gates/latin_gate.yaml'), LATIN1);
+    writeFileSync(join(dir, 'gates/wide_gate.yaml'), UTF16);
+    const git = simpleGit(dir);
+    await git.init().addConfig('user.email', 't@example.com').addConfig('user.name', 't').addConfig('commit.gpgsign', 'false');
+    await git.add('.');
+    await git.commit('both');
+  });
+
+  it('refuse bytes that are not UTF-8 at their position, a UTF-16 file, and a folder named *.yaml, with the same diagnostics', async () => {
+    const expected = [
+      { file: 'gates/dir.yaml', line: 1, column: 1, message: 'is a folder, not a regular file; not read', severity: 'error' },
+      { file: 'gates/latin_gate.yaml', line: 3, column: 17, message: 'is not valid UTF-8 (byte 0xE9)', severity: 'error' },
+      { file: 'gates/sub/', line: 1, column: 1, message: 'folders inside a kind folder are ignored: put entity files directly in the kind folder', severity: 'warning' },
+      { file: 'gates/wide_gate.yaml', line: 1, column: 1, message: 'is UTF-16 text; save it as UTF-8', severity: 'error' },
+    ];
+    for (const reader of [new FsRepoReader(dir), await GitRepoReader.open(dir, 'HEAD')]) {
+      const loaded = await loadRepo(reader);
+      expect(loaded.diagnostics.map(({ file, line, column, message, severity }) => ({ file, line, column, message, severity })), reader.label).toEqual(expected);
+      // Nothing of a refused file is read: no misleading schema errors about a mangled name.
+      expect(loaded.entities.map((e) => e.id)).toEqual(['good_gate']);
+    }
+  });
+
+  it('name the position in the error of a caller that needs every file (the bridge, the settings of a command)', async () => {
+    for (const reader of [new FsRepoReader(dir), await GitRepoReader.open(dir, 'HEAD')]) {
+      await reader.list();
+      const refused = await reader.read(['gates/good_gate.yaml', 'gates/latin_gate.yaml']).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(InputError);
+      expect((refused as InputError).errors).toEqual([{ property: '', errorMessage: 'gates/latin_gate.yaml:3:17 is not valid UTF-8 (byte 0xE9)' }]);
+    }
   });
 });

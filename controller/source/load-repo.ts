@@ -9,8 +9,9 @@ import { parseWith } from '../core/zod-errors.js';
 import { InputError } from '../errors.js';
 import { parseYamlFile, type ParsedYamlFile } from './parse-yaml-file.js';
 import { readerLimits, stopIfAborted, unreadableError } from './read-budget.js';
-import type { RepoListing, RepoProblem, RepoReader } from './repo-reader.js';
-import { escapeControl } from '../core/render-diagnostics.js';
+import { problemDiagnostic } from './problem-diagnostic.js';
+import type { RepoListing, RepoReader } from './repo-reader.js';
+import { diagnosticFieldError, escapeControl } from '../core/render-diagnostics.js';
 
 export interface LoadedRepo {
   /** Where it was read from: a directory or `git <ref>`. */
@@ -113,7 +114,8 @@ export async function readRepoConfig(reader: RepoReader): Promise<RepoConfig> {
   const { config, issues } = loadConfig(file);
   const errors = issues.filter((i) => i.severity === 'error').map((i) => file.place(i));
   if (errors.length > 0) {
-    throw new InputError(`${REPO_CONFIG_FILE} is invalid.`, errors.map((d) => ({ property: `${d.file}:${d.line}:${d.column} ${d.property}`.trim(), errorMessage: d.message })));
+    // In the order and form `validate` prints them.
+    throw new InputError(`${REPO_CONFIG_FILE} is invalid.`, errors.sort(compareDiagnostics).map(diagnosticFieldError));
   }
   return config;
 }
@@ -128,8 +130,6 @@ function requireConfigRepo(reader: RepoReader, listing: RepoListing): void {
     { property: 'DIR', errorMessage: 'point at the folder holding flagops.yaml, or pass --allow-empty to accept an empty repository' },
   ]);
 }
-
-const problemDiagnostic = (p: RepoProblem): Diagnostic => ({ file: p.path, property: '', message: p.message, code: 'file', severity: 'error', line: 1, column: 1 });
 
 /** Issues placed and shown per file: a generated file of a million bad keys reports the first ones, and a count. */
 const MAX_ISSUES_PER_FILE = 1000;

@@ -1,6 +1,7 @@
 import { DEFAULT_READ_LIMITS, type ReadLimits } from '../../schemas/repo-config.js';
-import { escapeControl } from '../core/render-diagnostics.js';
+import { diagnosticFieldError, escapeControl } from '../core/render-diagnostics.js';
 import { DomainError, InputError } from '../errors.js';
+import { problemDiagnostic } from './problem-diagnostic.js';
 import type { RepoProblem, RepoReadOptions } from './repo-reader.js';
 
 /** The limits a reader applies on its own: its options over the defaults. */
@@ -51,11 +52,11 @@ export class ReadBudget {
   }
 }
 
-/** The error a caller that needs every file gets when some cannot be read. */
+/** The error a caller that needs every file gets when some cannot be read: each file as `validate` shows it. */
 export function unreadableError(label: string, problems: readonly RepoProblem[]): InputError {
   return new InputError(
     `Cannot read ${problems.length === 1 ? 'a file' : `${problems.length} files`} of ${escapeControl(label)}.`,
-    problems.map((p) => ({ property: escapeControl(p.path), errorMessage: p.message })),
+    problems.map((p) => diagnosticFieldError(problemDiagnostic(p))),
   );
 }
 

@@ -24,6 +24,9 @@ export interface RepoProblem {
   /** Repository-relative posix path. */
   path: string;
   message: string;
+  /** Where in the file, when the problem is in its content (a byte that is not UTF-8); else 1:1. */
+  line?: number;
+  column?: number;
 }
 
 /** What a caller asks of a reader beyond the defaults (command-line flags). */
@@ -43,8 +46,8 @@ export interface RepoReader {
   list(): Promise<RepoListing>;
   /**
    * Reads files as UTF-8 text within the limits; every path must come from `list()`. A file that is
-   * over a limit or no longer a regular file inside the repository is left out of `texts` and
-   * reported in `problems`.
+   * over a limit, not valid UTF-8, or no longer a regular file inside the repository is left out of
+   * `texts` and reported in `problems`.
    */
   readWithin(paths: readonly string[], limits: ReadLimits): Promise<{ texts: Map<string, string>; problems: RepoProblem[] }>;
   /** Reads files within the reader's own limits (flags, else the defaults); throws an InputError naming every file it refuses. */
