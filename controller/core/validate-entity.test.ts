@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ENTITY_SCHEMAS, type EntitySchemaEntry } from '../../schemas/index.js';
-import { withDefaults } from './validate-entity.js';
+import { validateEntityFile, withDefaults } from './validate-entity.js';
+import { MAX_JSON_DEPTH } from '../../schemas/json-tree-problem.js';
 
 const entry = (folder: string): EntitySchemaEntry => ENTITY_SCHEMAS.find((e) => e.folder === folder) as EntitySchemaEntry;
 
@@ -35,5 +36,22 @@ describe('withDefaults', () => {
     expect(out['defaultValue']).toEqual(configs.defaults['defaultValue']);
     expect(data).toEqual(before);
     expect(configs.defaults).toEqual(defaults);
+  });
+});
+
+describe('validateEntityFile: JSON5 text nests no deeper than a body may', () => {
+  const dynamicConfigs = ENTITY_SCHEMAS.find((e) => e.kind === 'dynamic_config') as EntitySchemaEntry;
+  // defaultValueJson5 sits at level 2 of the file: its value's root takes that level.
+  const nested = (levels: number): string => `${'{"a":'.repeat(levels - 1)}{}${'}'.repeat(levels - 1)}`;
+  const file = (levels: number) => ({ id: 'deep_config', defaultValueJson5: nested(levels) });
+
+  it('accepts a JSON5 value that ends at the limit where it is placed', () => {
+    const { issues } = validateEntityFile(dynamicConfigs, 'dynamic_configs/deep_config.yaml', 'deep_config', file(MAX_JSON_DEPTH - 1));
+    expect(issues.filter((i) => i.property === 'defaultValueJson5')).toEqual([]);
+  });
+
+  it('refuses one level more, naming the field, as the console would refuse the body', () => {
+    const { issues } = validateEntityFile(dynamicConfigs, 'dynamic_configs/deep_config.yaml', 'deep_config', file(MAX_JSON_DEPTH));
+    expect(issues).toContainEqual(expect.objectContaining({ property: 'defaultValueJson5', severity: 'error', message: expect.stringContaining(`deeper than ${MAX_JSON_DEPTH} levels`) }));
   });
 });

@@ -1,5 +1,6 @@
 import { SERVER_FIELDS } from '../../schemas/common.js';
 import { entityFileSchema } from '../../schemas/entity-file.js';
+import { describeJsonTreeProblem, jsonTreeProblem, MAX_JSON_DEPTH } from '../../schemas/json-tree-problem.js';
 import type { EntitySchemaEntry } from '../../schemas/index.js';
 import { entityRuleErrors } from './entity-rules.js';
 import type { Issue, IssueCode, JsonObject, RepoEntity } from './repo-entity.js';
@@ -83,6 +84,13 @@ export function validateEntityFile(entry: EntitySchemaEntry, file: string, stem:
   const readOnly = readOnlyFields(entry);
   for (const key of Object.keys(data)) {
     if (readOnly.has(key)) issues.push(fileIssue(file, key, 'is managed by the console and cannot be set in a file', 'server-field', 'key'));
+  }
+  // The YAML reader holds the file to the depth limit; a JSON5 or schema text parses to a value that
+  // takes the text's place, which only this sees. The console refuses the same body (a 400 at apply).
+  const tree = jsonTreeProblem(data, MAX_JSON_DEPTH);
+  if (tree?.kind === 'text-too-deep') {
+    const { property, errorMessage } = describeJsonTreeProblem(tree);
+    issues.push(fileIssue(file, property, errorMessage, 'schema'));
   }
   const parsed = parseWith(entityFileSchema(entry), data);
   if (!parsed.ok) {
