@@ -1,6 +1,8 @@
 import { resolve } from 'node:path';
 import { DEFAULT_PROGRESS_AFTER_MS } from '../bridge/bridge-service.js';
 import { createBridge } from '../bridge/create-bridge.js';
+import { isHttpUrl } from '../../schemas/http-url.js';
+import { InputError } from '../errors.js';
 import { FsRepoReader } from '../source/fs-repo-reader.js';
 import { readRepoConfig } from '../source/load-repo.js';
 import { booleanOption, stringOption, type Command } from './command.js';
@@ -38,6 +40,11 @@ export const bridgeCommand: Command = {
     'progress-after': { type: 'string', default: String(DEFAULT_PROGRESS_AFTER_MS) },
   },
   async run(args, io) {
+    const debugLinkTemplate = stringOption(args, 'debug-link-template');
+    // The console accepts only http(s) debug links: a template that can't make one would fail every decision.
+    if (debugLinkTemplate !== undefined && !isHttpUrl(debugLinkTemplate.replaceAll(/\{(commit|path|branch)\}/g, 'x'))) {
+      throw new InputError('Invalid options.', [{ property: '--debug-link-template', errorMessage: 'must be an absolute http or https URL ({commit}, {path} and {branch} are filled in)' }]);
+    }
     const repoDir = resolve(io.cwd, stringOption(args, 'repo') ?? '.');
     const subdir = stringOption(args, 'subdir') ?? '';
     const config = await readRepoConfig(new FsRepoReader(resolve(repoDir, subdir)));
@@ -52,7 +59,7 @@ export const bridgeCommand: Command = {
       console: consoleClientFor(args, io, config),
       webhookKey,
       failOpen: booleanOption(args, 'fail-open'),
-      debugLinkTemplate: stringOption(args, 'debug-link-template'),
+      debugLinkTemplate,
       managedTag: config.prune.managedTag,
       logger: stderrLogger(io, stringOption(args, 'log-level') ?? 'warn'),
       log: (line) => io.stderr(`bridge: ${line}\n`),

@@ -94,6 +94,15 @@ describe('the console URL and key', () => {
     expect(bridge.stderr).toContain('FLAGOPS_WEBHOOK_KEY: is set but empty');
   });
 
+  it('refuses a bridge debug-link template that cannot make an http(s) link, before it listens', async () => {
+    for (const template of ['javascript:alert(1)', 'ci.example.com/{commit}', 'file:///{path}']) {
+      const run = await flagops(['bridge', '--repo', TEMPLATE, '--console', url, '--port', '0', '--debug-link-template', template], { FLAGOPS_API_KEY: ADMIN_KEY, FLAGOPS_WEBHOOK_KEY: 'bridge-test-key' });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('--debug-link-template: must be an absolute http or https URL');
+      expect(run.stdout).not.toContain('listening');
+    }
+  });
+
   it('names the variable of a key the console rejects (401), never the key', async () => {
     const run = await flagops(['status', TEMPLATE, '--console', url], { FLAGOPS_API_KEY: 'console-not-a-real-key' });
     expect(run.code).toBe(1);
