@@ -80,7 +80,7 @@ export type ReadLimits = z.infer<typeof ReadLimitsSchema>;
 export const RepoConfigSchema = z
   .strictObject({
     console: RepoConsoleSchema.default({ url: 'http://127.0.0.1:8080', apiKeyEnv: 'FLAGOPS_API_KEY' }),
-    environments: z.array(z.string().min(1, 'must not be empty')).optional().describe('Environment names rules may name; when given, validate checks every rule against it.'),
+    environments: z.array(z.string().min(1, 'must not be empty')).optional().describe('Environment names rules and overrides may name; when given, validate checks each one against it.'),
     prune: PruneSettingsSchema.default({ enabled: false, managedTag: 'flagops-managed', maxDeletes: 10 }),
     drift: DriftSettingsSchema.default({ default: 'detect', entities: {} }),
     apply: ApplySettingsSchema.default({}),
