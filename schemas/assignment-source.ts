@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import {
   DescriptionSchema,
-  EntityNameSchema,
+  IdentifyingNameSchema,
   NullableStringSchema,
   OwnerSchema,
   PermalinkShape,
@@ -35,7 +35,7 @@ export const IdTypeMappingSchema = z
  * /experiments/assignment_source/{name}); a full update or patch that sets another name renames it.
  */
 const fields = {
-  name: EntityNameSchema.describe('Unique name; identifies the source.'),
+  name: IdentifyingNameSchema.describe('Unique name; identifies the source.'),
   description: DescriptionSchema.describe('Purpose of the source, at most 1000 characters.'),
   isVerified: z.boolean().describe('Marks the source as verified.'),
   tags: TagsSchema,

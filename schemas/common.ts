@@ -21,6 +21,14 @@ export const EntityNameSchema = z
   .regex(NAME_CHARSET, 'may contain only letters, digits, underscore, hyphen, period and space')
   .describe('Display name: 3 to 100 characters, letters, digits, underscore, hyphen, period, space.');
 
+/**
+ * The name of a kind identified by its name (AI configs, assignment sources): the name is the id in
+ * paths and file names, so 'abc', 'abc ' and ' abc ' would be three entities that look like one.
+ */
+export const IdentifyingNameSchema = EntityNameSchema.regex(/^[^ ](?:.*[^ ])?$/, 'must not start or end with a space: the name is the id').describe(
+  'Name and id: 3 to 100 characters, letters, digits, underscore, hyphen, period, space (not first or last).',
+);
+
 export const DescriptionSchema = z
   .string()
   .max(1000, 'must be at most 1000 characters long')

@@ -5,6 +5,7 @@ import {
   CreatorShape,
   DescriptionSchema,
   EntityNameSchema,
+  IdentifyingNameSchema,
   OwnerSchema,
   responseShape,
   TagsSchema,
@@ -43,7 +44,7 @@ export const PROMPT_DEFAULTS: PromptWritable = {
 };
 
 export const PromptCreateSchema = z
-  .strictObject({ name: EntityNameSchema.describe('Name of the AI config; identifies it (id = name) and cannot change.'), ...fields })
+  .strictObject({ name: IdentifyingNameSchema.describe('Name of the AI config; identifies it (id = name) and cannot change.'), ...fields })
   .partial()
   .required({ name: true })
   .meta({ id: 'PromptCreate', description: 'Body of POST /prompts (spec endpoint 7).' });

@@ -122,6 +122,17 @@ describe('assignment sources', () => {
       expect((await c.call('GET', `${ITEM}/lake`)).statusCode).toBe(200);
     });
 
+    it.each([['POST', LIST], ['PATCH', `${ITEM}/warehouse`]])('a name that starts or ends with a space is a 400 naming name (%s): the name is the id', async (method, path) => {
+      await ok(c, 'POST', LIST, SOURCE_BODY, 201);
+      const before = await storeSnapshot(c);
+      for (const name of ['warehouse ', ' warehouse', '     ']) {
+        const res = await c.call(method, path, method === 'POST' ? { ...SOURCE_BODY, name } : { name });
+        expect(res.statusCode, name).toBe(400);
+        expect(res.json().errors).toContainEqual({ property: 'name', errorMessage: 'must not start or end with a space: the name is the id' });
+      }
+      expect(await storeSnapshot(c)).toBe(before);
+    });
+
     it('renaming onto an existing name is a 409 and changes nothing', async () => {
       await ok(c, 'POST', LIST, SOURCE_BODY, 201);
       await ok(c, 'POST', LIST, { ...SOURCE_BODY, name: 'lake' }, 201);

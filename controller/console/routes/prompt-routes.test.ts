@@ -82,6 +82,15 @@ describe('AI configs (prompts)', () => {
     expect((await c.call('POST', BASE, { name: 'one' })).statusCode).toBe(409);
   });
 
+  it.each([['padded ', 'at the end'], [' padded', 'at the start'], ['     ', 'spaces only']])('a name with a space %j (%s) is a 400 naming name: the name is the id', async (name) => {
+    await ok(c, 'POST', BASE, { name: 'padded' }, 201);
+    const before = await storeSnapshot(c);
+    const res = await c.call('POST', BASE, { name });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors).toContainEqual({ property: 'name', errorMessage: 'must not start or end with a space: the name is the id' });
+    expect(await storeSnapshot(c)).toBe(before);
+  });
+
   it('keeps its versions', async () => {
     await ok(c, 'POST', BASE, { name: 'one' }, 201);
     await ok(c, 'PATCH', `${BASE}/one`, { description: 'v2' });
