@@ -87,6 +87,12 @@ interface Reads {
  * from data at least as new as the mark this cache belongs to, so it is never served once a write
  * has moved the mark (the next read starts another cache).
  */
+/** The errors of a body that failed its schema (as opposed to the checks after it): see prepare. */
+const bodyShapeErrors = new WeakSet<InputError>();
+
+/** `rules[0].passPercentage` → `rules`; `defaultValue.price` → `defaultValue`. */
+const topLevelField = (property: string): string => /^[^.[]*/.exec(property)?.[0] ?? property;
+
 export class ListBodyCache {
   constructor(private readonly reads: Reads) {}
 
@@ -273,12 +279,51 @@ export class EntityService {
       throw new InputError('Request body must be a JSON object.', [{ property: '(body)', errorMessage: 'must be a JSON object' }]);
     }
     const parsed = parseWith(schema, body);
-    if (!parsed.ok) throw new InputError(`Invalid ${labelInSentence(this.def.label)}.`, parsed.errors);
+    if (!parsed.ok) {
+      const error = new InputError(`Invalid ${labelInSentence(this.def.label)}.`, parsed.errors);
+      bodyShapeErrors.add(error);
+      throw error;
+    }
     return parsed.value as JsonObject;
   }
 
   /** Validates a change and computes the entity after it, reading (through `repos`) but never writing. */
   async prepare(op: EntityOp, actor: Actor, repos: StoreRepos = this.deps.store): Promise<PreparedChange> {
+    try {
+      return await this.prepareOnce(op, actor, repos);
+    } catch (error) {
+      if (!(error instanceof InputError) || !bodyShapeErrors.has(error)) throw error;
+      throw await this.withLaterErrors(error, op, actor, repos);
+    }
+  }
+
+  /**
+   * A body that fails its schema never reaches the checks that need the store or a parsed value
+   * (references, JSON5 texts, a config's schema, allocations). Every violated constraint is to be
+   * listed at once, so those checks run again on the body without the fields the schema refused,
+   * and what they find about the other fields joins the error. Only a read: prepare never writes.
+   */
+  private async withLaterErrors(error: InputError, op: EntityOp, actor: Actor, repos: StoreRepos): Promise<InputError> {
+    if (op.type !== 'create' && op.type !== 'update' && op.type !== 'patch') return error;
+    const body = op.body as JsonObject;
+    // A twin's error concerns its pair too: `defaultValueJson5` refused leaves `defaultValue` unknown.
+    const refused = new Set(error.errors.map((e) => topLevelField(e.property).replace(/Json5$/, '')));
+    if (refused.has('(body)') || refused.has('')) return error;
+    const rest = Object.fromEntries(Object.entries(body).filter(([key]) => !refused.has(key.replace(/Json5$/, ''))));
+    // A create needs a name to go on; a stand-in keeps the other fields' checks running (its own errors are already listed).
+    if (op.type === 'create' && refused.has('name')) rest['name'] = 'name_standing_in';
+    try {
+      await this.prepareOnce({ ...op, body: rest }, actor, repos);
+    } catch (later) {
+      if (!(later instanceof InputError) || bodyShapeErrors.has(later)) return error;
+      const seen = new Set(error.errors.map((e) => `${e.property}\u0000${e.errorMessage}`));
+      const more = later.errors.filter((e) => !refused.has(topLevelField(e.property).replace(/Json5$/, '')) && !seen.has(`${e.property}\u0000${e.errorMessage}`));
+      if (more.length > 0) return new InputError(error.message, [...error.errors, ...more]);
+    }
+    return error;
+  }
+
+  private async prepareOnce(op: EntityOp, actor: Actor, repos: StoreRepos): Promise<PreparedChange> {
     const { def } = this;
     const lookup = this.lookup();
     let id: string;
