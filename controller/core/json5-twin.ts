@@ -1,4 +1,5 @@
 import type { FieldError } from '../errors.js';
+import { jsonTreeProblem } from '../../schemas/json-tree-problem.js';
 import { formatJsonPath, NON_FINITE_MESSAGE, nonFiniteNumberPaths } from '../../schemas/json-value.js';
 import { parseJson5 } from './fast-json5.js';
 import { duplicateJson5Key } from './json5-duplicate-key.js';
@@ -26,6 +27,12 @@ export function checkJson5Twin(plain: unknown, json5: unknown, plainPath: string
   // Placed inside the block as json5's own errors are: "at line:column" of the text.
   const duplicate = duplicateJson5Key(json5);
   if (duplicate) return { errors: [{ property: json5Path, errorMessage: `has the key ${JSON.stringify(duplicate.key)} twice (keys are unique, as in YAML) at ${duplicate.line}:${duplicate.column}` }] };
+  // As in a body or a YAML file: a key JavaScript takes for a prototype is refused, whichever form carries it.
+  const prototypeKey = jsonTreeProblem(parsed, Number.MAX_SAFE_INTEGER);
+  if (prototypeKey?.kind === 'prototype-key') {
+    const where = prototypeKey.path === prototypeKey.key ? '' : ` at ${prototypeKey.path}`;
+    return { errors: [{ property: json5Path, errorMessage: `has the key "${prototypeKey.key}"${where}, which is refused: JavaScript would take it for an object prototype` }] };
+  }
   const nonFinite = nonFiniteErrors(parsed, json5Path);
   if (nonFinite.length > 0) return { errors: nonFinite };
   if (plain !== undefined && plain !== null && !jsonEqual(plain, parsed)) {
