@@ -4,6 +4,7 @@ import { EntityIdSchema } from '../../schemas/common.js';
 import { describeJsonTreeProblem, jsonTreeProblem, MAX_JSON_DEPTH } from '../../schemas/json-tree-problem.js';
 import { jsonEqual } from '../core/json-equal.js';
 import { parseWith } from '../core/zod-errors.js';
+import { SCHEMA_MISMATCH } from '../core/dynamic-config-rules.js';
 import { ConflictError, InputError, NotAllowedError, NotFoundError, type FieldError } from '../errors.js';
 import { DuplicateKeyError, type AuditEntry, type EntityRecord, type JsonObject, type Page, type Store, type StoreRepos } from '../store/ports.js';
 import { labelInSentence, type EntityLookup, type KindDef } from './kinds/kind-def.js';
@@ -317,7 +318,11 @@ export class EntityService {
     } catch (later) {
       if (!(later instanceof InputError) || bodyShapeErrors.has(later)) return error;
       const seen = new Set(error.errors.map((e) => `${e.property}\u0000${e.errorMessage}`));
-      const more = later.errors.filter((e) => !refused.has(topLevelField(e.property).replace(/Json5$/, '')) && !seen.has(`${e.property}\u0000${e.errorMessage}`));
+      // Values checked against the stored schema while the body's own schema was refused would mislead.
+      const againstOldSchema = (e: FieldError): boolean => refused.has('schema') && e.errorMessage.startsWith(SCHEMA_MISMATCH);
+      const more = later.errors.filter(
+        (e) => !refused.has(topLevelField(e.property).replace(/Json5$/, '')) && !againstOldSchema(e) && !seen.has(`${e.property}\u0000${e.errorMessage}`),
+      );
       if (more.length > 0) return new InputError(error.message, [...error.errors, ...more]);
     }
     return error;

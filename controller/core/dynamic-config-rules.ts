@@ -14,6 +14,9 @@ type Json = Record<string, unknown>;
 const ajv = new Ajv2020({ allErrors: true, strict: false, code: { regExp: linearRegExp } });
 const compiled = new Map<string, ValidateFunction | Error>();
 
+/** How a value the config's own JSON Schema refuses is reported (the API and the files say it alike). */
+export const SCHEMA_MISMATCH = "does not match the config's schema";
+
 /** A schema whose pattern the linear-time engine refuses; the message is the whole field error. */
 class PatternError extends Error {}
 
@@ -110,7 +113,7 @@ export function dynamicConfigRuleErrors(config: Json): FieldError[] {
       for (const { path, value } of values) {
         if (!validate(value)) {
           const ruleName = ruleNameOf(rules, path);
-          errors.push({ property: path, errorMessage: `does not match the config's schema${ruleName}: ${describeAjv(validate.errors)}` });
+          errors.push({ property: path, errorMessage: `${SCHEMA_MISMATCH}${ruleName}: ${describeAjv(validate.errors)}` });
         }
       }
     }

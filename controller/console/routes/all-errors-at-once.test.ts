@@ -30,6 +30,13 @@ describe('a 400 lists every violated constraint at once, the checks after the sc
     expect(await refused('PATCH', '/console/v1/dynamic_configs/base_dc', { name: 'x', schema })).toEqual(['name', 'defaultValue']);
   });
 
+  it("a value is not held to the stored schema while the body's own schema is refused", async () => {
+    const schema = JSON.stringify({ type: 'object', required: ['zz'] });
+    await ok(c, 'POST', '/console/v1/dynamic_configs', { name: 'base_dc', schema, defaultValue: { zz: 1 } }, 201);
+    expect(await refused('PATCH', '/console/v1/dynamic_configs/base_dc', { schema: 5, defaultValue: { a: 1 } })).toEqual(['schema']);
+    expect(await refused('PATCH', '/console/v1/dynamic_configs/base_dc', { name: 'x', defaultValue: { a: 1 } })).toEqual(['name', 'defaultValue']);
+  });
+
   it('a create: a bad name and a JSON5 text that does not parse', async () => {
     expect(await refused('POST', '/console/v1/dynamic_configs', { name: 'x', defaultValueJson5: '{a:' })).toEqual(['name', 'defaultValueJson5']);
   });
