@@ -2,8 +2,8 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { simpleGit } from 'simple-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { initGitRepo } from '../test-support/git-repo.js';
 import { ADMIN_KEY, createTestConsole, type TestConsole } from '../test-support/test-console.js';
 import { runCli } from './cli.js';
 import { COMMANDS } from './commands.js';
@@ -173,11 +173,7 @@ describe('flagops plan --base/--head (pull-request preview from git)', () => {
     // The config repository lives in a sub-folder of the git repository.
     config = join(repo, 'flags');
     mkdirSync(config);
-    const git = simpleGit(repo);
-    await git.init();
-    await git.addConfig('user.email', 'test@example.com');
-    await git.addConfig('user.name', 'test');
-    await git.addConfig('commit.gpgsign', 'false');
+    const git = await initGitRepo(repo);
     cpSync(EXAMPLE, config, { recursive: true });
     await git.add('.');
     await git.commit('base');
@@ -246,11 +242,7 @@ describe('flagops plan --base/--head with files that do not load', () => {
 
   beforeAll(async () => {
     repo = tempDir('flagops-git-unread-');
-    const git = simpleGit(repo);
-    await git.init();
-    await git.addConfig('user.email', 'test@example.com');
-    await git.addConfig('user.name', 'test');
-    await git.addConfig('commit.gpgsign', 'false');
+    const git = await initGitRepo(repo);
     cpSync(EXAMPLE, repo, { recursive: true });
     const gate = join(repo, 'gates/dark_mode.yaml');
     const fixed = readFileSync(gate, 'utf8');

@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { simpleGit } from 'simple-git';
+import type { SimpleGit } from 'simple-git';
+import { initGitRepo } from '../test-support/git-repo.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Diagnostic } from '../core/repo-entity.js';
 import { InputError } from '../errors.js';
@@ -160,13 +161,12 @@ describe('parse bounds', () => {
 
 describe('the git reader', () => {
   let dir: string;
-  let git: ReturnType<typeof simpleGit>;
+  let git: SimpleGit;
   beforeAll(async () => {
     dir = repo({ 'flagops.yaml': '', 'gates/good_gate.yaml': GATE('good_gate'), 'gates/big_gate.yaml': `${GATE('big_gate')}# ${'x'.repeat(2000)}\n` });
     symlinkSync('/etc/passwd', join(dir, 'gates/passwd.yaml'));
     symlinkSync('good_gate.yaml', join(dir, 'gates/inner_link.yaml'));
-    git = simpleGit(dir);
-    await git.init().addConfig('user.email', 't@example.com').addConfig('user.name', 't').addConfig('commit.gpgsign', 'false');
+    git = await initGitRepo(dir);
     await git.add('.');
     // A submodule entry, as `git submodule add` records it.
     await git.raw(['update-index', '--add', '--cacheinfo', '160000,e69de29bb2d1d6434b8b29ae775ad8c2e48c5391,gates/sub.yaml']);
@@ -204,8 +204,7 @@ describe('both readers', () => {
     dir = repo({ 'flagops.yaml': '', 'gates/good_gate.yaml': GATE('good_gate'), 'gates/dir.yaml/inner.yaml': GATE('inner'), 'gates/sub/other.yaml': GATE('other') });
     writeFileSync(join(dir, 'gates/latin_gate.yaml'), LATIN1);
     writeFileSync(join(dir, 'gates/wide_gate.yaml'), UTF16);
-    const git = simpleGit(dir);
-    await git.init().addConfig('user.email', 't@example.com').addConfig('user.name', 't').addConfig('commit.gpgsign', 'false');
+    const git = await initGitRepo(dir);
     await git.add('.');
     await git.commit('both');
   });

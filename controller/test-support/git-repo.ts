@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { simpleGit } from 'simple-git';
+import { simpleGit, type SimpleGit } from 'simple-git';
 
 /** Writes each file (path relative to `dir` → text), creating folders as needed. */
 export function writeFiles(dir: string, files: Record<string, string>): void {
@@ -10,14 +10,20 @@ export function writeFiles(dir: string, files: Record<string, string>): void {
   }
 }
 
+/** `git init` in `dir` (with `initArgs`), a committer configured and commit signing off: ready to commit. */
+export async function initGitRepo(dir: string, initArgs: string[] = []): Promise<SimpleGit> {
+  const git = simpleGit(dir);
+  await git.init(initArgs).addConfig('user.email', 'dev@example.com').addConfig('user.name', 'dev').addConfig('commit.gpgsign', 'false');
+  return git;
+}
+
 /**
  * A real git repository for a test: the files written, `git init -b main`, a committer configured, and
  * everything committed with `message`. Resolves with the commit's hash.
  */
 export async function createGitRepo(dir: string, files: Record<string, string>, message = 'flags'): Promise<string> {
   writeFiles(dir, files);
-  const git = simpleGit(dir);
-  await git.init(['-b', 'main']).addConfig('user.email', 'dev@example.com').addConfig('user.name', 'dev');
+  const git = await initGitRepo(dir, ['-b', 'main']);
   await git.add(['-A']).commit(message);
   return (await git.revparse(['HEAD'])).trim();
 }
