@@ -17,13 +17,22 @@
  * Headline: p99 of the bursts after a head's first read (2 and 4) against --target-ms; exit 1 when missed
  * or when any verdict is not an approval.
  *
- *   npm run bench:bridge [-- --entities 10000 --burst 200 --warmup-bursts 3 --target-ms 50 --no-build]
+ * `--profile DIR` writes V8 CPU profiles: this process's (bridge and load generator) over the headline
+ * bursts only, the console's over the whole run, and `windows.json`, the headline bursts' spans on the
+ * profiles' clock (CLOCK_MONOTONIC, µs) to filter the console's samples by.
+ *
+ * `--timeline` prints, per burst, when the listings of reviews went out and came back, and quantiles
+ * (0, 10, 25, 50, 75, 90, 100%) of when the commits were acknowledged, the deliveries arrived and the
+ * decisions left, in ms from the first commit sent.
+ *
+ *   npm run bench:bridge [-- --entities 10000 --burst 200 --warmup-bursts 3 --target-ms 50 --no-build --profile DIR --timeline]
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import { createBridge } from '../controller/bridge/create-bridge.js';
 import { sharedHttpClient, type SendHttp } from '../controller/net/http-client.js';
@@ -40,6 +49,8 @@ const { values } = parseArgs({
     'warmup-bursts': { type: 'string', default: '3' },
     'target-ms': { type: 'string', default: '50' },
     'no-build': { type: 'boolean', default: false },
+    profile: { type: 'string' },
+    timeline: { type: 'boolean', default: false },
   },
 });
 const N = Number(values.entities);
@@ -85,6 +96,7 @@ interface Burst {
   verdictMs: number[];
   ackMs: number[];
   reviewReads: number;
+  listings: number;
   wallMs: number;
   gitCalls: Map<string, number>;
   bridgeCpuMs: number;
@@ -115,7 +127,10 @@ try {
   if (gates.length < needed) throw new Error(`${gates.length} gates in the repository: ${4 + WARMUP_BURSTS} bursts of ${BURST} need ${needed}`);
   process.stderr.write(`repository: ${loaded.entities.length} entities, ${gates.length} gates, committed\n`);
 
-  const consoleProc = await children.start([join(ROOT, 'bin', 'flagops.js'), 'serve', '--port', '0', '--db', join(dir, 'console.db')], { FLAGOPS_BOOTSTRAP_KEY: ADMIN }, /listening on (http:\/\/\S+)/);
+  const profileDir = values.profile;
+  if (profileDir !== undefined) mkdirSync(profileDir, { recursive: true });
+  const consoleProfile = profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', 'console.cpuprofile'];
+  const consoleProc = await children.start([...consoleProfile, join(ROOT, 'bin', 'flagops.js'), 'serve', '--port', '0', '--db', join(dir, 'console.db')], { FLAGOPS_BOOTSTRAP_KEY: ADMIN }, /listening on (http:\/\/\S+)/);
   const url = consoleProc.url;
   const consolePid = consoleProc.child.pid;
   const admin = new ConsoleClient({ baseUrl: url, apiKey: ADMIN });
@@ -132,16 +147,22 @@ try {
   const arrived = new Map<string, number>();
   const decided = new Map<string, { sent: number; acknowledged: number; validated: boolean; message: string }>();
   const waiters = new Map<string, () => void>();
-  /** The bridge's reads of a review (for its description, when a delivery lacks it). */
+  /** The bridge's reads of reviews, for the descriptions the deliveries lack: one by one, and listings of those pending validation. */
   let reviewReads = 0;
+  let listings = 0;
+  let burstT0 = 0;
   const send: SendHttp = async (request) => {
-    const body = request.body === undefined ? undefined : (JSON.parse(request.body) as Record<string, unknown>);
-    const decision = request.url.pathname.endsWith('/change_validation') && typeof body?.['validated'] === 'boolean';
+    const body = request.body === undefined || !request.url.pathname.endsWith('/change_validation') ? undefined : (JSON.parse(request.body) as Record<string, unknown>);
+    const decision = typeof body?.['validated'] === 'boolean';
     const sent = performance.now();
     const response = await sharedHttpClient.send(request);
     const read = request.method === 'GET' ? /\/reviews\/([^/]+)$/.exec(request.url.pathname)?.[1] : undefined;
     if (read !== undefined) reviewReads++;
-    if (decision) {
+    if (request.method === 'GET' && request.url.pathname === '/console/v1/reviews') {
+      listings++;
+      if (values.timeline) process.stderr.write(`    listing sent ${(sent - burstT0).toFixed(0)} answered ${(performance.now() - burstT0).toFixed(0)} items ${(JSON.parse(response.text) as { data: unknown[] }).data.length}\n`);
+    }
+    if (decision && body !== undefined) {
       const id = String(body['reviewID']);
       decided.set(id, { sent, acknowledged: performance.now(), validated: body['validated'] === true, message: String(body['message']) });
       waiters.get(id)?.();
@@ -170,6 +191,13 @@ try {
   closeBridge = () => app.close();
   await admin.request('POST', '/console/v1/settings/precommit_webhook', { webhookURL: `${bridgeUrl}/webhook`, webhookKey: WEBHOOK_KEY });
 
+  const profiler = profileDir === undefined ? undefined : new Session();
+  if (profiler) {
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+  }
+  const windows: { label: string; startUs: number; endUs: number }[] = [];
+
   /** Submits and approves the gates' creates (unmeasured), then commits them all at once and waits for every decision. */
   const burst = async (label: string, headline: boolean, files: typeof gates): Promise<Burst> => {
     const reviews: string[] = [];
@@ -184,13 +212,28 @@ try {
     );
     shim.count();
     const reads0 = reviewReads;
+    const listings0 = listings;
+    const profiling = headline && profiler !== undefined;
+    if (profiling) await profiler.post('Profiler.start');
     const cpu0 = { bridge: ownCpuMs(), console: processCpuMs(consolePid) ?? NaN };
     const t0 = performance.now();
+    burstT0 = t0;
+    const span0 = process.hrtime.bigint();
     const done = Promise.all(reviews.map((id) => new Promise<void>((resolve) => (decided.has(id) ? resolve() : waiters.set(id, resolve)))));
-    await Promise.all(files.map((g, i) => submitter.request('PUT', `/console/v1/gates/${g.id}/reviews/${reviews[i]}/commit`, {})));
+    const acks: number[] = [];
+    await Promise.all(files.map((g, i) => submitter.request('PUT', `/console/v1/gates/${g.id}/reviews/${reviews[i]}/commit`, {}).then(() => acks.push(performance.now() - t0))));
     await done;
     const wallMs = performance.now() - t0;
     const cpu = { bridge: ownCpuMs() - cpu0.bridge, console: (processCpuMs(consolePid) ?? NaN) - cpu0.console };
+    if (values.timeline) {
+      const q = (xs: number[]): string => [0, 0.1, 0.25, 0.5, 0.75, 0.9, 1].map((p) => quantile(xs, p).toFixed(0)).join(' ');
+      process.stderr.write(`    commit acks ${q(acks)}\n    arrivals ${q(reviews.map((id) => (arrived.get(id) ?? NaN) - t0))}\n    decisions ${q(reviews.map((id) => (decided.get(id)?.sent ?? NaN) - t0))}\n`);
+    }
+    if (profiling && profileDir !== undefined) {
+      windows.push({ label, startUs: Number(span0 / 1000n), endUs: Number(process.hrtime.bigint() / 1000n) });
+      const { profile } = await profiler.post('Profiler.stop');
+      writeFileSync(join(profileDir, `bridge-${label.replace(/\W+/g, '-')}.cpuprofile`), JSON.stringify(profile));
+    }
     const verdictMs: number[] = [];
     const ackMs: number[] = [];
     for (const id of reviews) {
@@ -201,7 +244,7 @@ try {
       verdictMs.push(d.sent - at);
       ackMs.push(d.acknowledged - at);
     }
-    const b: Burst = { label, headline, verdictMs, ackMs, reviewReads: reviewReads - reads0, wallMs, gitCalls: shim.count(), bridgeCpuMs: cpu.bridge, consoleCpuMs: cpu.console };
+    const b: Burst = { label, headline, verdictMs, ackMs, reviewReads: reviewReads - reads0, listings: listings - listings0, wallMs, gitCalls: shim.count(), bridgeCpuMs: cpu.bridge, consoleCpuMs: cpu.console };
     process.stderr.write(`  ${label}: p50 ${quantile(verdictMs, 0.5).toFixed(1)} ms, p99 ${quantile(verdictMs, 0.99).toFixed(1)} ms\n`);
     return b;
   };
@@ -225,18 +268,19 @@ try {
   bursts.push(await burst('head B (new), first read', false, atB.slice(0, BURST)));
   bursts.push(await burst('head B again', true, atB.slice(BURST)));
 
+  if (profileDir !== undefined) writeFileSync(join(profileDir, 'windows.json'), JSON.stringify(windows, null, 2));
   const headline = bursts.filter((b) => b.headline).flatMap((b) => b.verdictMs);
   const p99 = quantile(headline, 0.99);
   const fmt = (x: number): string => x.toFixed(1).padStart(7);
   const lines = [
     `bench:bridge — ${loaded.entities.length} entities in git, bursts of ${BURST} pre-commit deliveries in flight at once; bridge in this process, console a child process`,
-    `  ${'burst'.padEnd(26)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'max ms'.padStart(7)} ${'ack p99'.padStart(7)} ${'reads'.padStart(5)} ${'wall ms'.padStart(7)} ${'bridge CPU/del'.padStart(14)} ${'console CPU/del'.padStart(15)}  git calls`,
+    `  ${'burst'.padEnd(26)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'max ms'.padStart(7)} ${'ack p99'.padStart(7)} ${'reads'.padStart(9)} ${'wall ms'.padStart(7)} ${'bridge CPU/del'.padStart(14)} ${'console CPU/del'.padStart(15)}  git calls`,
     ...bursts.map(
       (b) =>
-        `  ${b.label.padEnd(26)} ${fmt(quantile(b.verdictMs, 0.5))} ${fmt(quantile(b.verdictMs, 0.99))} ${fmt(Math.max(...b.verdictMs))} ${fmt(quantile(b.ackMs, 0.99))} ${String(b.reviewReads).padStart(5)} ${fmt(b.wallMs)} ${`${(b.bridgeCpuMs / BURST).toFixed(2)} ms`.padStart(14)} ${`${(b.consoleCpuMs / BURST).toFixed(2)} ms`.padStart(15)}  ${[...b.gitCalls].map(([cmd, n]) => `${cmd} ×${n}`).join(', ') || 'none'}`,
+        `  ${b.label.padEnd(26)} ${fmt(quantile(b.verdictMs, 0.5))} ${fmt(quantile(b.verdictMs, 0.99))} ${fmt(Math.max(...b.verdictMs))} ${fmt(quantile(b.ackMs, 0.99))} ${`${b.listings} + ${b.reviewReads}`.padStart(9)} ${fmt(b.wallMs)} ${`${(b.bridgeCpuMs / BURST).toFixed(2)} ms`.padStart(14)} ${`${(b.consoleCpuMs / BURST).toFixed(2)} ms`.padStart(15)}  ${[...b.gitCalls].map(([cmd, n]) => `${cmd} ×${n}`).join(', ') || 'none'}`,
     ),
     `  (latency: delivery received by the bridge → its decision sent to change_validation; ack: → the console's answer to it;`,
-    `   reads: the bridge's GETs of a review, for a description the delivery lacks;`,
+    `   reads: the bridge's listings of the reviews pending validation + its GETs of one review, for the descriptions deliveries lack;`,
     `   wall: first commit sent → last decision; CPU per delivery: bridge = this process (the bench's own requests included), console = its process)`,
     `  verdict p99 after a head's first read: ${p99.toFixed(1)} ms / target ${TARGET_MS} ms = ${(p99 / TARGET_MS).toFixed(2)}× ${p99 <= TARGET_MS ? 'MET' : 'MISSED'}`,
   ];

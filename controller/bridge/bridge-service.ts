@@ -11,7 +11,7 @@ export interface PrecommitPayload {
   config_name?: string;
   experiment_name?: string;
   type: string;
-  /** The review's description, which flagops's console adds to the spec's payload. */
+  /** The review's description: not a field of the spec's payload (flagops's console sends none), taken when a sender adds it. */
   description?: string;
   old_config?: Record<string, unknown> | null;
   new_config?: Record<string, unknown> | null;
@@ -152,7 +152,7 @@ export class BridgeService {
   }
 
   private async verdict(payload: PrecommitPayload, folder: string, id: string): Promise<Verdict> {
-    // The console sends the description in the payload; other senders' deliveries cost a request for it.
+    // The spec's payload carries no description, so it costs a read of the review, unless a sender adds it.
     const applied = typeof payload.description === 'string' ? Promise.resolve(appliedCommitOf(payload.description)) : this.appliedCommit(payload.review_id);
     const first = await this.judge(payload, folder, id, applied);
     if (first.validated) return first;

@@ -7,7 +7,7 @@ import type { ConsoleClient } from '../reconcile/console-client.js';
 import { parseEntityText } from '../source/load-repo.js';
 import { BridgeService, type DesiredState } from './bridge-service.js';
 import { buildBridgeApp } from './build-bridge-app.js';
-import { consoleReviewReader } from './console-review-reader.js';
+import { ConsoleReviewReader } from './console-review-reader.js';
 import { consoleValidationClient } from './console-validation-client.js';
 import { GitDesiredState } from './git-desired-state.js';
 
@@ -46,7 +46,7 @@ export function createBridge(options: BridgeOptions): { app: FastifyInstance; se
       return differencesFromFile(entry, desired, proposed, options.managedTag ?? 'flagops-managed').map((f) => f.path);
     },
     policies: () => ({}),
-    reviews: consoleReviewReader(options.console),
+    reviews: new ConsoleReviewReader(options.console),
     clock: options.clock ?? Date.now,
     failOpen: options.failOpen,
     debugLinks: options.debugLinkTemplate

@@ -1,0 +1,107 @@
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { createHttpClient, type SendHttp } from '../net/http-client.js';
+import { ConsoleClient } from '../reconcile/console-client.js';
+import { useWebhookConsole } from '../test-support/webhook-console.js';
+import { ConsoleReviewReader } from './console-review-reader.js';
+
+const RULES = { rules: [{ name: 'all', passPercentage: 10, conditions: [{ type: 'public' }] }] };
+const env = useWebhookConsole({ webhookKey: 'whk-review-reader', webhookTimeoutMs: 60_000, seed: async (console) => void (await console.call('POST', '/console/v1/gates', { id: 'checkout', name: 'checkout' })) });
+const http = createHttpClient();
+afterAll(() => http.close());
+
+let sent: string[];
+let failListing: boolean;
+let reader: ConsoleReviewReader;
+let url: string;
+let send: SendHttp;
+beforeEach(async () => {
+  sent = [];
+  failListing = false;
+  url = await env.c.app.listen({ port: 0, host: '127.0.0.1' });
+  send = async (request) => {
+    const path = `${request.method} ${request.url.pathname}${request.url.search}`;
+    sent.push(path);
+    if (failListing && request.url.pathname === '/console/v1/reviews') throw new Error('connection reset');
+    return http.send(request);
+  };
+  reader = new ConsoleReviewReader(new ConsoleClient({ baseUrl: url, apiKey: env.validator, send }));
+});
+
+const item = (id: string) => `/console/v1/gates/checkout/reviews/${id}`;
+
+/** A review submitted with this description and approved; committed (pending validation) unless `commit` is false. */
+async function review(description: string, commit = true): Promise<string> {
+  const { c, bob, carol } = env;
+  const submitted = await c.call('POST', '/console/v1/gates/checkout/reviews', { change: RULES, description }, bob);
+  expect(submitted.statusCode, submitted.body).toBe(201);
+  const id = submitted.json().data.reviewID as string;
+  expect((await c.call('PUT', `${item(id)}/approve`, undefined, carol)).statusCode).toBe(200);
+  if (commit) expect((await c.call('PUT', `${item(id)}/commit`, undefined, bob)).json().data.status).toBe('pending_webhook_validation');
+  return id;
+}
+
+const LISTING = 'GET /console/v1/reviews?status=pending_webhook_validation&page=1&limit=200';
+
+describe('ConsoleReviewReader', () => {
+  it('reads the descriptions asked in one turn with one listing of the reviews pending validation', async () => {
+    const ids = [await review('first'), await review('second'), await review('third')];
+    expect(await Promise.all(ids.map((id) => reader.description(id)))).toEqual(['first', 'second', 'third']);
+    expect(sent).toEqual([LISTING]);
+    // Asked again (a redelivery): kept, no request.
+    expect(await reader.description(ids[1]!)).toBe('second');
+    expect(sent).toEqual([LISTING]);
+  });
+
+  it('keeps what a listing brought for deliveries still to come', async () => {
+    const first = await review('first');
+    const later = await review('later');
+    expect(await reader.description(first)).toBe('first');
+    expect(await reader.description(later)).toBe('later');
+    expect(sent).toEqual([LISTING]);
+  });
+
+  it('answers what is asked while a listing is in flight from that listing when it holds it', async () => {
+    const [a, b] = [await review('a'), await review('b')];
+    const first = reader.description(a);
+    // The listing goes out on the next turn; b is asked after it left.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sent).toEqual([LISTING]);
+    expect(await Promise.all([first, reader.description(b)])).toEqual(['a', 'b']);
+    expect(sent).toEqual([LISTING]);
+  });
+
+  it('reads a review the listing lacks on its own, and lists again for what is asked later', async () => {
+    const approvedOnly = await review('not committed', false);
+    expect(await reader.description(approvedOnly)).toBe('not committed');
+    expect(sent).toEqual([LISTING, `GET /console/v1/reviews/${approvedOnly}`]);
+    const committedLater = await review('committed later');
+    expect(await reader.description(committedLater)).toBe('committed later');
+    expect(sent).toEqual([LISTING, `GET /console/v1/reviews/${approvedOnly}`, LISTING]);
+  });
+
+  it('reads each review on its own when the listing fails', async () => {
+    const ids = [await review('one'), await review('two')];
+    failListing = true;
+    expect(await Promise.all(ids.map((id) => reader.description(id)))).toEqual(['one', 'two']);
+    expect(sent.slice(1).sort()).toEqual(ids.map((id) => `GET /console/v1/reviews/${id}`).sort());
+  });
+
+  it('reads further pages while reviews it was asked for are missing', async () => {
+    const ids = [await review('oldest'), await review('middle'), await review('newest')];
+    const paged = new ConsoleReviewReader(new ConsoleClient({ baseUrl: url, apiKey: env.validator, send }), { pageSize: 2 });
+    expect(await Promise.all(ids.map((id) => paged.description(id)))).toEqual(['oldest', 'middle', 'newest']);
+    expect(sent).toEqual(['GET /console/v1/reviews?status=pending_webhook_validation&page=1&limit=2', 'GET /console/v1/reviews?status=pending_webhook_validation&page=2&limit=2']);
+    // The newest only: the first page holds it, so no second page is read.
+    sent.length = 0;
+    const fresh = new ConsoleReviewReader(new ConsoleClient({ baseUrl: url, apiKey: env.validator, send }), { pageSize: 2 });
+    expect(await fresh.description(ids[2]!)).toBe('newest');
+    expect(sent).toEqual(['GET /console/v1/reviews?status=pending_webhook_validation&page=1&limit=2']);
+  });
+
+  it('rejects for a review the console does not have, and only for it', async () => {
+    const known = await review('known');
+    const [missing, found] = await Promise.allSettled([reader.description('no-such-review'), reader.description(known)]);
+    expect(missing).toMatchObject({ status: 'rejected', reason: expect.objectContaining({ name: 'NotFoundError', message: expect.stringContaining('Review not found.') }) });
+    expect(found).toEqual({ status: 'fulfilled', value: 'known' });
+  });
+});
