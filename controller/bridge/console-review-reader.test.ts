@@ -43,7 +43,7 @@ async function review(description: string, commit = true): Promise<string> {
 const LISTING = 'GET /console/v1/reviews?status=pending_webhook_validation&page=1&limit=200';
 
 describe('ConsoleReviewReader', () => {
-  it('reads the descriptions asked in one turn with one listing of the reviews pending validation', async () => {
+  it('reads the descriptions asked together with one listing of the reviews pending validation', async () => {
     const ids = [await review('first'), await review('second'), await review('third')];
     expect(await Promise.all(ids.map((id) => reader.description(id)))).toEqual(['first', 'second', 'third']);
     expect(sent).toEqual([LISTING]);

@@ -30,17 +30,17 @@ interface ReviewItem {
  * Reads review descriptions through the console's API (the key needs `read`), as any client would.
  *
  * `flagops apply` commits its reviews together, so their deliveries arrive in bursts, and a burst's
- * reviews are the ones pending validation. The descriptions asked for in one turn of the event loop
- * are read with one listing of the reviews pending validation, instead of a `GET` each. A listing
- * also brings the descriptions of deliveries still on their way: those need no request at all. A
- * listing reads further pages (newest first) while reviews it was asked for are missing, up to
- * MAX_PAGES; a review it still lacks (its status moved on, or it lies further back) is read on its
- * own. One listing is in flight at a time; what is asked meanwhile waits for the next.
+ * reviews are the ones pending validation. The first description asked starts a listing of the
+ * reviews pending validation at once; those asked while it is in flight are answered by it when it
+ * holds them (the console answers it after they were delivered), else by the next listing, instead
+ * of a `GET` each. A listing also brings the descriptions of deliveries still on their way: those need
+ * no request at all. A listing reads further pages (newest first) while reviews it was asked for are
+ * missing, up to MAX_PAGES; a review it still lacks (its status moved on, or it lies further back),
+ * or any when the listing failed, is read on its own.
  */
 export class ConsoleReviewReader implements ReviewReader {
   private readonly kept = new Map<string, string | undefined>();
   private waiting = new Map<string, Waiter[]>();
-  private scheduled = false;
   private listing = false;
 
   private readonly pageSize: number;
@@ -62,17 +62,13 @@ export class ConsoleReviewReader implements ReviewReader {
     });
   }
 
+  /** Starts a listing unless one is in flight: what is asked meanwhile is answered by that one when it holds it, else by the next. */
   private schedule(): void {
-    if (this.scheduled || this.listing) return;
-    this.scheduled = true;
-    // The deliveries that arrive in this turn join the same listing.
-    setImmediate(() => {
-      this.scheduled = false;
-      this.listing = true;
-      void this.list().finally(() => {
-        this.listing = false;
-        if (this.waiting.size > 0) this.schedule();
-      });
+    if (this.listing) return;
+    this.listing = true;
+    void this.list().finally(() => {
+      this.listing = false;
+      if (this.waiting.size > 0) this.schedule();
     });
   }
 
@@ -80,6 +76,7 @@ export class ConsoleReviewReader implements ReviewReader {
     const batch = this.waiting;
     this.waiting = new Map();
     const missing = (): boolean => [...batch.keys()].some((id) => !this.kept.has(id));
+    let failed = false;
     try {
       let next: string | null = `/console/v1/reviews?status=pending_webhook_validation&page=1&limit=${this.pageSize}`;
       for (let pages = 0; next !== null && pages < MAX_PAGES && missing(); pages++) {
@@ -91,19 +88,18 @@ export class ConsoleReviewReader implements ReviewReader {
       }
     } catch {
       // Each review is then read on its own, and a failure is reported for the review it concerns.
+      failed = true;
     }
-    // Asked while the listing was in flight: answered by it when it holds them, or by the next one.
+    // Asked while the listing was in flight: answered by it when it holds them, else by the next
+    // listing (or on their own, when this one failed).
     for (const [id, waiters] of this.waiting) {
-      if (!this.kept.has(id)) continue;
+      if (!this.kept.has(id) && !failed) continue;
       this.waiting.delete(id);
-      for (const w of waiters) w.resolve(this.kept.get(id));
+      batch.set(id, [...(batch.get(id) ?? []), ...waiters]);
     }
     for (const [id, waiters] of batch) {
-      if (this.kept.has(id)) {
-        for (const w of waiters) w.resolve(this.kept.get(id));
-        continue;
-      }
-      this.readOne(id).then(
+      const answered = this.kept.has(id) ? Promise.resolve(this.kept.get(id)) : this.readOne(id);
+      answered.then(
         (description) => {
           for (const w of waiters) w.resolve(description);
         },
