@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Plan } from '../core/plan.js';
-import { applyCommand, progressPrinter } from './apply-command.js';
+import { applyCommand, progressPrinter, renderApplyText } from './apply-command.js';
 import { runCli } from './cli.js';
 import type { CliIO } from './command.js';
+import { escapeControl } from '../core/escape-control.js';
 
 function io(env: Record<string, string>, isTTY = false): CliIO & { out: string; err: string } {
   const result = {
@@ -63,5 +64,23 @@ describe('progressPrinter', () => {
     expect(out.out).toBe('');
     expect(out.err).toMatch(/^\r\[#{12}-{12}\] 1\/2 gates\/a/);
     expect(out.err).toMatch(/\r\[#{24}\] 2\/2 gates\/b .*\n$/);
+  });
+});
+
+describe('apply output', () => {
+  it('escapes control characters in ids and messages from the repository or the console', () => {
+    const out = io({});
+    const print = progressPrinter(out, 'text');
+    print({ type: 'outcome', outcome: { kind: 'gates', id: 'a', action: 'create', status: 'failed', message: 'console said \x1b]0;title\x07\nforged line' }, done: 1, total: 1 });
+    print({ type: 'waiting', kind: 'gates', id: 'b\u202e', reviewID: 'r\x1b[8m', on: 'approval by \x1b[2J' });
+    expect(out.err).toBe('[1/1] gates/a create: failed — console said \\x1b]0;title\\x07\\x0aforged line\nwaiting: gates/b\\u202e review r\\x1b[8m waits for approval by \\x1b[2J\n');
+    const plan = { desired: '.', live: 'x', summary: { create: 0, update: 0, delete: 0, drift: 0, unchanged: 0, untracked: 0 }, changes: [], warnings: [] } as Plan;
+    const text = renderApplyText(
+      { ok: false, planHash: 'h', plan, replan: { ...plan, changes: [{ kind: 'gates', id: 'c\x1b[1m', action: 'update', file: null, fields: [] }] }, outcomes: [{ kind: 'gates', id: 'a\x07', action: 'create', status: 'failed', message: 'no\nway' }] },
+      1000,
+    );
+    expect(text).toContain('  gates/a\\x07: failed — no\\x0away');
+    expect(text).toContain('(update gates/c\\x1b[1m)');
+    expect(escapeControl(text)).toBe(text);
   });
 });

@@ -1,6 +1,7 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ENTITY_SCHEMAS } from '../../schemas/index.js';
+import { escapeControl } from '../core/escape-control.js';
 import { exportable } from '../core/normalize.js';
 import { renderPlanText } from '../core/render-plan-text.js';
 import { apiKeyFromEnv } from '../config.js';
@@ -16,6 +17,9 @@ import { booleanOption, stringOption, type CliIO, type Command, type ParsedArgs 
 import { consoleClientWithKeyFrom, intOption, keyFromEnv } from './cli-helpers.js';
 import { colorFor, consoleClientFor, oneOf, READ_OPTIONS, READ_OPTIONS_USAGE, readOptions, repoDir, targetsOption } from './reconcile-options.js';
 
+/** Ids and messages from the repository or the console, on one line: see escapeControl. */
+const t = (text: string): string => escapeControl(text, true);
+
 /** Progress for people: a bar on a terminal, one plain line per entity otherwise. */
 export function progressPrinter(io: CliIO, format: 'text' | 'json'): (event: ApplyEvent) => void {
   return (event) => {
@@ -24,11 +28,11 @@ export function progressPrinter(io: CliIO, format: 'text' | 'json'): (event: App
       return;
     }
     if (event.type === 'waiting') {
-      io.stderr(`${io.isTTY ? '\n' : ''}waiting: ${event.kind}/${event.id} review ${event.reviewID} waits for ${event.on}\n`);
+      io.stderr(`${io.isTTY ? '\n' : ''}waiting: ${t(`${event.kind}/${event.id}`)} review ${t(event.reviewID)} waits for ${t(event.on)}\n`);
       return;
     }
     const { outcome, done, total } = event;
-    const line = `${outcome.kind}/${outcome.id} ${outcome.action}: ${outcome.status} — ${outcome.message}`;
+    const line = t(`${outcome.kind}/${outcome.id} ${outcome.action}: ${outcome.status} — ${outcome.message}`);
     if (io.isTTY) {
       const width = 24;
       const filled = Math.round((done / Math.max(total, 1)) * width);
@@ -43,13 +47,13 @@ export function renderApplyText(report: ApplyReport, elapsedMs: number): string 
   if (report.declined) return `\nApply cancelled: nothing was applied (plan ${report.planHash}).\n`;
   const counts = new Map<string, number>();
   for (const o of report.outcomes) counts.set(o.status, (counts.get(o.status) ?? 0) + 1);
-  const lines = report.outcomes.filter((o) => o.status !== 'committed' && o.status !== 'written').map((o) => `  ${o.kind}/${o.id}: ${o.status} — ${o.message}`);
+  const lines = report.outcomes.filter((o) => o.status !== 'committed' && o.status !== 'written').map((o) => `  ${t(`${o.kind}/${o.id}`)}: ${o.status} — ${t(o.message)}`);
   const summary = [...counts].map(([status, n]) => `${n} ${status}`).join(', ') || 'nothing to do';
   const remain = report.replan.changes.filter((c) => !report.outcomes.some((o) => o.kind === c.kind && o.id === c.id && o.status === 'adopted'));
   const after =
     remain.length === 0
       ? 'the console now matches the repository'
-      : `${remain.length} change${remain.length === 1 ? '' : 's'} remain (${remain.map((c) => `${c.action} ${c.kind}/${c.id}`).join(', ')})`;
+      : `${remain.length} change${remain.length === 1 ? '' : 's'} remain (${remain.map((c) => `${c.action} ${t(`${c.kind}/${c.id}`)}`).join(', ')})`;
   return `\nApply (plan ${report.planHash}): ${summary}; ${after}. Took ${seconds(elapsedMs)}.\n${lines.join('\n')}${lines.length ? '\n' : ''}`;
 }
 
@@ -133,7 +137,7 @@ ${READ_OPTIONS_USAGE}`,
       if (!booleanOption(args, 'allow-dirty')) {
         throw new ConflictError(`Refusing to apply: ${problems.join('; ')}. Or pass --allow-dirty to apply anyway.`);
       }
-      for (const problem of problems) io.stderr(`warning: ${problem}.\n`);
+      for (const problem of problems) io.stderr(`warning: ${t(problem)}.\n`);
     }
     const approverEnv = stringOption(args, 'approver-key-env') ?? config.apply.approverKeyEnv;
     let approver: ConsoleClient | undefined;

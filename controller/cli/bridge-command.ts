@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { DEFAULT_PROGRESS_AFTER_MS } from '../bridge/bridge-service.js';
 import { createBridge } from '../bridge/create-bridge.js';
 import { isHttpUrl } from '../../schemas/http-url.js';
+import { escapeControl } from '../core/escape-control.js';
 import { InputError } from '../errors.js';
 import { FsRepoReader } from '../source/fs-repo-reader.js';
 import { readRepoConfig } from '../source/load-repo.js';
@@ -62,7 +63,8 @@ export const bridgeCommand: Command = {
       debugLinkTemplate,
       managedTag: config.prune.managedTag,
       logger: stderrLogger(io, stringOption(args, 'log-level') ?? 'warn'),
-      log: (line) => io.stderr(`bridge: ${line}\n`),
+      // A line quotes review ids and field paths from the console's payload.
+      log: (line) => io.stderr(`bridge: ${escapeControl(line, true)}\n`),
       progressAfterMs: intOption(args, 'progress-after', 0, 120_000),
     });
     const address = new URL(await app.listen({ host, port }));

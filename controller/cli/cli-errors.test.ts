@@ -3,11 +3,14 @@
  * console URL without a scheme, a key variable that is empty or rejected, and --version.
  */
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, createTestConsole, type TestConsole } from '../test-support/test-console.js';
 import { runCli } from './cli.js';
 import { COMMANDS, isLazy, loadCommand } from './commands.js';
+import { escapeControl } from '../core/escape-control.js';
 
 const TEMPLATE = fileURLToPath(new URL('../../config-repo-template', import.meta.url));
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -115,6 +118,26 @@ describe('the console URL and key', () => {
     expect(run.code).toBe(1);
     expect(run.stdout + run.stderr).toContain('the console rejected the key in APPROVER (401)');
     expect(run.stdout + run.stderr).not.toContain('console-wrong-approver');
+  });
+});
+
+describe("a console's answers", () => {
+  it('are printed with their control characters escaped, so a hostile console cannot drive the terminal', async () => {
+    const hostile = createServer((_request, response) => {
+      response.writeHead(400, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ status: 400, message: 'Bad \x1b]0;owned\x07 request\nforged line', errors: [{ property: 'x\x1b[2J', errorMessage: 'is \u202ewrong\x1b[8m' }] }));
+    });
+    await new Promise<void>((done) => hostile.listen(0, '127.0.0.1', done));
+    try {
+      const run = await flagops(['status', TEMPLATE, '--console', `http://127.0.0.1:${(hostile.address() as AddressInfo).port}`], { FLAGOPS_API_KEY: 'console-any' });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('Bad \\x1b]0;owned\\x07 request\nforged line');
+      expect(run.stderr).toContain('x\\x1b[2J: is \\u202ewrong\\x1b[8m');
+      // Nothing left to escape: no control character or override reached the output.
+      expect(escapeControl(run.stderr)).toBe(run.stderr);
+    } finally {
+      await new Promise((done) => hostile.close(done));
+    }
   });
 });
 

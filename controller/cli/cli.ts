@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { didYouMean } from '../core/did-you-mean.js';
 import { exitCodeOf } from '../error-table.js';
+import { escapeControl } from '../core/escape-control.js';
 import { DomainError, formatFieldError, InputError, type FieldError } from '../errors.js';
 import type { CliIO, Command, ParsedArgs } from './command.js';
 import { loadCommand, type CommandSource } from './commands.js';
@@ -90,13 +91,14 @@ function usageErrorOf(command: Command, error: unknown): unknown {
   return new UsageError(error.message);
 }
 
+/** Messages may quote the console's answers or a file's text: control characters are escaped (a second escape changes nothing). */
 function describeError(error: unknown): string {
   if (error instanceof InputError && error.errors.length > 0) {
-    const lines = error.errors.map((e) => `  ${formatFieldError(e)}`);
-    return [`error: ${error.message}`, ...lines].join('\n');
+    const lines = error.errors.map((e) => `  ${escapeControl(formatFieldError(e))}`);
+    return [`error: ${escapeControl(error.message)}`, ...lines].join('\n');
   }
-  if (error instanceof DomainError) return `error: ${error.message}`;
-  return `error: ${error instanceof Error ? error.message : String(error)}`;
+  if (error instanceof DomainError) return `error: ${escapeControl(error.message)}`;
+  return `error: ${escapeControl(error instanceof Error ? error.message : String(error))}`;
 }
 
 function usage(commands: readonly CommandSource[]): string {

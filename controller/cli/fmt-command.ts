@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { escapeControl } from '../core/escape-control.js';
 import { InputError } from '../errors.js';
 import { booleanOption, type Command } from './command.js';
 
@@ -23,7 +24,7 @@ export const fmtCommand: Command = {
     // Loaded when the command runs: the registry imports this module for --help and completion.
     const { fmtRepo } = await import('../source/fmt-repo.js');
     const report = await fmtRepo(resolve(io.cwd, label), { check, signal: io.signal });
-    const list = report.changed.map((path) => `  ${path}\n`).join('');
+    const list = report.changed.map((path) => `  ${escapeControl(path, true)}\n`).join('');
     if (check) {
       if (report.changed.length === 0) {
         io.stdout(`${report.checked} entity file(s) in ${label} are formatted.\n`);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Diagnostic } from './repo-entity.js';
 import { formatFieldError } from '../errors.js';
-import { diagnosticFieldError, escapeControl, formatDiagnostic, renderDiagnosticsText, summarize } from './render-diagnostics.js';
+import { escapeControl } from './escape-control.js';
+import { diagnosticFieldError, formatDiagnostic, renderDiagnosticsText, summarize } from './render-diagnostics.js';
 
 const at = (over: Partial<Diagnostic>): Diagnostic => ({ file: 'gates/a.yaml', property: '', message: 'is wrong', code: 'schema', severity: 'error', line: 2, column: 3, ...over });
 

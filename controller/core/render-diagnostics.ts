@@ -1,4 +1,5 @@
 import { formatFieldError, type FieldError } from '../errors.js';
+import { escapeControl } from './escape-control.js';
 import { ISSUE_DESCRIPTIONS, type Diagnostic, type IssueCode } from './repo-entity.js';
 
 export interface ValidationSummary {
@@ -11,26 +12,6 @@ export interface ValidationSummary {
 export function summarize(diagnostics: readonly Diagnostic[], files: number, entities: number): ValidationSummary {
   const errors = diagnostics.filter((d) => d.severity === 'error').length;
   return { files, entities, errors, warnings: diagnostics.length - errors };
-}
-
-// C0 and C1 controls, DEL, and the bidirectional overrides that reorder what a terminal shows.
-/* eslint-disable no-control-regex -- matching control characters is their purpose */
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-const CONTROL_OR_NEWLINE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-/* eslint-enable no-control-regex */
-
-const escapeOne = (c: string): string => {
-  const code = c.charCodeAt(0);
-  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
-};
-
-/**
- * Text from a repository's files (names, keys, values quoted in messages) made safe for a terminal:
- * control characters become `\xNN`, so a hostile file cannot move the cursor, retitle the window or
- * hide lines. Tabs stay; newlines stay unless `singleLine` (a file name must not forge a new line).
- */
-export function escapeControl(text: string, singleLine = false): string {
-  return text.replace(singleLine ? CONTROL_OR_NEWLINE : CONTROL, escapeOne);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { escapeControl } from './escape-control.js';
 import { ACTION_MARK, fieldLines, summaryText } from './plan-format.js';
 import type { Plan, PlanChange } from './plan.js';
 
@@ -8,9 +9,31 @@ export const PLAN_COMMENT_MARKER = '<!-- flagops-plan -->';
 
 const ACTION_LABEL: Readonly<Record<PlanChange['action'], string>> = { create: 'create', update: 'update', delete: 'delete', drift: 'drift' };
 
+/** Text from the repository or the console, on one line: see escapeControl. */
+const t = (text: string): string => escapeControl(text, true);
+
+/** A code span: fenced by one backtick more than the longest run in the text, so none closes it early. */
 function code(text: string): string {
-  const ticks = text.includes('`') ? '``' : '`';
-  return `${ticks}${ticks === '``' ? ' ' : ''}${text}${ticks === '``' ? ' ' : ''}${ticks}`;
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const ticks = '`'.repeat(longest + 1);
+  const pad = longest > 0 ? ' ' : '';
+  return `${ticks}${pad}${t(text)}${pad}${ticks}`;
+}
+
+/** Text inside HTML (the details' summary line): no tag or entity of its own. */
+function html(text: string): string {
+  return t(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/** Text in a markdown paragraph (warnings): no emphasis, link, tag or table cell of its own. */
+function plain(text: string): string {
+  return t(text)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/[\\`*[\]|]/g, (c) => `\\${c}`)
+    // Inside a word (dark_mode) an underscore is no emphasis and stays as it is.
+    .replace(/(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu, '\\_');
 }
 
 function escapeCell(text: string): string {
@@ -29,11 +52,11 @@ function diffBody(change: PlanChange): string {
   for (const field of change.fields) {
     const f = fieldLines(field);
     if (f.inline) {
-      if (f.inline.old !== undefined) lines.push(`- ${f.path}: ${f.inline.old}`);
-      if (f.inline.new !== undefined) lines.push(`+ ${f.path}: ${f.inline.new}`);
+      if (f.inline.old !== undefined) lines.push(`- ${t(f.path)}: ${t(f.inline.old)}`);
+      if (f.inline.new !== undefined) lines.push(`+ ${t(f.path)}: ${t(f.inline.new)}`);
     } else {
-      lines.push(`${f.op === '~' ? ' ' : f.op} ${f.path}:`);
-      for (const line of f.block ?? []) lines.push(`${line.op}   ${line.text}`.trimEnd());
+      lines.push(`${f.op === '~' ? ' ' : f.op} ${t(f.path)}:`);
+      for (const line of f.block ?? []) lines.push(`${line.op}   ${t(line.text)}`.trimEnd());
     }
   }
   return lines.join('\n');
@@ -46,13 +69,13 @@ function label(change: PlanChange): string {
 
 function details(change: PlanChange): string {
   const count = `${change.fields.length} field${change.fields.length === 1 ? '' : 's'}`;
-  const who = change.drift ? ` (changed in the console${change.drift.lastModifier ? ` by ${change.drift.lastModifier}` : ''}; policy ${change.drift.policy})` : '';
-  const summary = `<code>${ACTION_MARK[change.action]} ${change.kind}/${change.id}</code> ${label(change)}${who}, ${count}`;
+  const who = change.drift ? ` (changed in the console${change.drift.lastModifier ? ` by ${html(change.drift.lastModifier)}` : ''}; policy ${change.drift.policy})` : '';
+  const summary = `<code>${ACTION_MARK[change.action]} ${html(`${change.kind}/${change.id}`)}</code> ${label(change)}${who}, ${count}`;
   return `<details><summary>${summary}</summary>\n\n${fence(diffBody(change))}\n\n</details>\n`;
 }
 
 function tableRow(change: PlanChange): string {
-  return `| ${ACTION_MARK[change.action]} ${label(change)} | ${code(`${change.kind}/${change.id}`)} | ${change.file === null ? '' : code(escapeCell(change.file))} | ${change.fields.length} |\n`;
+  return `| ${ACTION_MARK[change.action]} ${label(change)} | ${code(escapeCell(`${change.kind}/${change.id}`))} | ${change.file === null ? '' : code(escapeCell(change.file))} | ${change.fields.length} |\n`;
 }
 
 /**
@@ -64,7 +87,7 @@ export function renderPlanMarkdown(plan: Plan, budget = MARKDOWN_BUDGET): string
   let head = `${PLAN_COMMENT_MARKER}\n### flagops plan: ${plan.changes.length === 0 ? 'no changes' : summaryText(s)}\n\n`;
   head += `| create | update | delete | drift | unchanged |\n|---:|---:|---:|---:|---:|\n| ${s.create} | ${s.update} | ${s.delete} | ${s.drift} | ${s.unchanged} |\n\n`;
   head += `Desired: ${code(plan.desired)} · compared with: ${code(plan.live)}\n\n`;
-  for (const warning of plan.warnings) head += `> **Warning:** ${warning}\n\n`;
+  for (const warning of plan.warnings) head += `> **Warning:** ${plain(warning)}\n\n`;
   if (s.untracked > 0) head += `${s.untracked} live entit${s.untracked === 1 ? 'y' : 'ies'} without a file left alone (pruning is off, or not tagged as managed).\n\n`;
   if (plan.changes.length === 0) return `${head}Nothing to apply.\n`;
 

@@ -1,4 +1,8 @@
+import { escapeControl } from '../core/escape-control.js';
 import type { EntityStatus, StatusReport } from './status-service.js';
+
+/** Names and ids from the repository or the console, on one line: see escapeControl. */
+const t = (text: string): string => escapeControl(text, true);
 
 const STATE_TEXT: Record<EntityStatus['state'], string> = { in_sync: 'in sync', drifted: 'drifted', to_create: 'to create', to_update: 'to update', to_delete: 'to delete' };
 
@@ -12,20 +16,20 @@ export function renderStatusText(report: StatusReport): string {
     ...(['drifted', 'to_create', 'to_update', 'to_delete'] as const).filter((s) => summary[s] > 0).map((s) => `${summary[s]} ${STATE_TEXT[s]}`),
     ...(summary.pendingReviews > 0 ? [`${summary.pendingReviews} pending review${summary.pendingReviews === 1 ? '' : 's'}`] : []),
   ];
-  const header = `Status of ${report.desired} against ${report.console} (as ${report.identity || 'an unknown user'}): ${counts.join(', ')}.\n`;
+  const header = `Status of ${t(report.desired)} against ${t(report.console)} (as ${t(report.identity || 'an unknown user')}): ${counts.join(', ')}.\n`;
   if (report.entities.length === 0) return `${header}No entities.\n`;
-  const names = report.entities.map((e) => `${e.kind}/${e.id}`);
+  const names = report.entities.map((e) => t(`${e.kind}/${e.id}`));
   const width = Math.max(...names.map((n) => n.length));
   const lines = report.entities.map((e, i) => {
     const details: string[] = [];
-    if (e.drift) details.push(`changed by ${e.drift.lastModifier ?? 'someone else'} (drift policy ${e.drift.policy})`);
+    if (e.drift) details.push(`changed by ${t(e.drift.lastModifier ?? 'someone else')} (drift policy ${e.drift.policy})`);
     if (e.pendingReview) {
       const r = e.pendingReview;
-      details.push(`review ${r.reviewID} ${r.status.replace(/_/g, ' ')} (${r.action}${r.submitter ? `, by ${r.submitter}` : ''}${r.fromApply ? ', from flagops apply' : ''})`);
+      details.push(`review ${t(r.reviewID)} ${t(r.status.replace(/_/g, ' '))} (${t(r.action)}${r.submitter ? `, by ${t(r.submitter)}` : ''}${r.fromApply ? ', from flagops apply' : ''})`);
     }
     if (e.lastApplied) {
       const a = e.lastApplied;
-      details.push(`applied ${a.commit ? `commit ${a.commit.slice(0, 12)}${a.commit.endsWith('+dirty') ? '+dirty' : ''} ` : ''}${when(a.time)}`);
+      details.push(`applied ${a.commit ? `commit ${t(a.commit.slice(0, 12))}${a.commit.endsWith('+dirty') ? '+dirty' : ''} ` : ''}${when(a.time)}`);
     } else details.push('never applied');
     return `  ${(names[i] ?? '').padEnd(width)}  ${STATE_TEXT[e.state].padEnd(9)}  ${details.join('; ')}`;
   });

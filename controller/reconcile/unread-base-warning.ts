@@ -1,5 +1,5 @@
 import { REPO_CONFIG_FILE } from '../../schemas/repo-config.js';
-import { escapeControl } from '../core/render-diagnostics.js';
+import { escapeControl } from '../core/escape-control.js';
 import type { LoadedRepo } from '../source/load-repo.js';
 
 /** Files named in the warning; the rest are counted. */

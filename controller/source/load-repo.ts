@@ -11,7 +11,8 @@ import { parseYamlFile, type ParsedYamlFile } from './parse-yaml-file.js';
 import { readerLimits, stopIfAborted, unreadableError } from './read-budget.js';
 import { problemDiagnostic } from './problem-diagnostic.js';
 import type { RepoListing, RepoReader } from './repo-reader.js';
-import { diagnosticFieldError, escapeControl } from '../core/render-diagnostics.js';
+import { escapeControl } from '../core/escape-control.js';
+import { diagnosticFieldError } from '../core/render-diagnostics.js';
 
 export interface LoadedRepo {
   /** Where it was read from: a directory or `git <ref>`. */

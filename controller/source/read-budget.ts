@@ -1,5 +1,6 @@
 import { DEFAULT_READ_LIMITS, type ReadLimits } from '../../schemas/repo-config.js';
-import { diagnosticFieldError, escapeControl } from '../core/render-diagnostics.js';
+import { escapeControl } from '../core/escape-control.js';
+import { diagnosticFieldError } from '../core/render-diagnostics.js';
 import { DomainError, InputError } from '../errors.js';
 import { problemDiagnostic } from './problem-diagnostic.js';
 import type { RepoProblem, RepoReadOptions } from './repo-reader.js';
