@@ -31,6 +31,12 @@ function pascal(kind: string): string {
   return kind.replace(/(^|_)([a-z])/g, (_m, _sep: string, c: string) => c.toUpperCase());
 }
 
+/** The schema of a kind's identifying field (id or name): what may name one of its files. */
+export function entityIdSchema(entry: EntitySchemaEntry): z.ZodType {
+  const field = (entry.create as unknown as z.ZodObject).shape[entry.idField] as z.ZodType;
+  return field instanceof z.ZodOptional ? (field.unwrap() as z.ZodType) : field;
+}
+
 /** The create schema with the id field required (memoised per kind). */
 export function entityFileSchema(entry: EntitySchemaEntry): z.ZodType {
   let schema = cache.get(entry.kind);
