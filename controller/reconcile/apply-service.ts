@@ -241,7 +241,7 @@ export async function applyRepo(input: ApplyInput): Promise<ApplyReport> {
 
     const waitsOn = reviewersNote(entity);
     if (status() === 'pending') {
-      if (input.approver) review = (await input.approver.request('PUT', `${path}/reviews/${reviewID}/approve`, { comment: `flagops apply plan ${hash}` })).data ?? {};
+      if (input.approver) review = (await input.approver.request('PUT', `${path}/reviews/${encodeURIComponent(reviewID)}/approve`, { comment: `flagops apply plan ${hash}` })).data ?? {};
       else review = await waitWhile(change, reviewID, 'pending', waitsOn, true);
     }
     if (status() === 'pending') return { ...base, status: 'waiting', message: `review ${reviewID}${resumed ? ' (from an earlier run)' : ''} still waits for ${waitsOn}` };
@@ -255,10 +255,10 @@ export async function applyRepo(input: ApplyInput): Promise<ApplyReport> {
     // The console holds this commit while the pre-commit validation it starts runs, and completes it
     // when the webhook approves: one request instead of commit, long poll, commit.
     const awaitValidationMs = Math.min(REVIEW_MAX_WAIT_MS, input.waitTimeoutMs ?? REVIEW_MAX_WAIT_MS);
-    review = (await input.client.request('PUT', `${path}/reviews/${reviewID}/commit`, { awaitValidationMs })).data ?? {};
+    review = (await input.client.request('PUT', `${path}/reviews/${encodeURIComponent(reviewID)}/commit`, { awaitValidationMs })).data ?? {};
     // Still pending after the hold: a slow receiver, so the wait is worth a line.
     if (status() === 'pending_webhook_validation') review = await waitWhile(change, reviewID, 'pending_webhook_validation', 'pre-commit webhook validation', true);
-    if (status() === 'approved_webhook_validation') review = (await input.client.request('PUT', `${path}/reviews/${reviewID}/commit`, {})).data ?? {};
+    if (status() === 'approved_webhook_validation') review = (await input.client.request('PUT', `${path}/reviews/${encodeURIComponent(reviewID)}/commit`, {})).data ?? {};
     const validation = review['validation'] as { message?: string | null } | undefined;
     const said = validation?.message ? `: ${validation.message}` : '';
     if (status() === 'committed') return { ...base, status: 'committed', message: `committed through review ${reviewID}${said}` };

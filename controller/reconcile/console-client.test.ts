@@ -76,4 +76,28 @@ describe('ConsoleClient', () => {
     expect((error as Error).message).toContain('unreachable');
     expect((error as Error).message).not.toContain(ADMIN_KEY);
   });
+
+  it('keeps the path of a base URL (a console served under a prefix)', async () => {
+    const sent: string[] = [];
+    const send: SendHttp = async (request) => {
+      sent.push(request.url.href);
+      return { status: 200, text: JSON.stringify({ message: 'ok', data: [], pagination: { nextPage: null } }) };
+    };
+    await new ConsoleClient({ baseUrl: 'https://flags.example.com/console-proxy/', apiKey: ADMIN_KEY, send }).listEntities(gates);
+    expect(sent).toEqual(['https://flags.example.com/console-proxy/console/v1/gates?page=1&limit=1000']);
+  });
+
+  it('never sends the key elsewhere: a nextPage that is a URL or //host is refused', async () => {
+    for (const nextPage of ['http://evil.example/console/v1/gates?page=2', '//evil.example/console/v1/gates?page=2', 'console/v1/gates?page=2']) {
+      const sent: string[] = [];
+      const send: SendHttp = async (request) => {
+        sent.push(request.url.href);
+        return { status: 200, text: JSON.stringify({ message: 'ok', data: [{ id: 'a' }], pagination: { nextPage } }) };
+      };
+      const error = await new ConsoleClient({ baseUrl: url, apiKey: ADMIN_KEY, send }).listEntities(gates).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UpstreamError);
+      expect((error as Error).message).toContain(`${JSON.stringify(nextPage)} is not a path on it; no request was sent.`);
+      expect(sent).toEqual([`${url}/console/v1/gates?page=1&limit=1000`]);
+    }
+  });
 });

@@ -55,7 +55,10 @@ export class ConsoleClient {
 
   /** Sends one request; resolves with the response envelope, throws a domain error for any non-2xx. */
   async request<T = JsonObject>(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<Envelope<T>> {
-    const url = new URL(path, `${this.baseUrl}/`);
+    // Paths are appended to the base URL, so a console served under a prefix (https://host/flags) keeps
+    // it; a URL or `//host` (a hostile `nextPage`) would take the key to another server, and is refused.
+    if (!path.startsWith('/') || path.startsWith('//')) throw new UpstreamError(`console ${this.baseUrl}: ${JSON.stringify(path.slice(0, 200))} is not a path on it; no request was sent.`);
+    const url = new URL(`${this.baseUrl}${path}`);
     for (const [k, v] of Object.entries(options.query ?? {})) url.searchParams.set(k, v);
     const headers: Record<string, string> = { 'SERVICE-API-KEY': this.options.apiKey, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
