@@ -33,6 +33,15 @@ describe('bridge webhook endpoint', () => {
     expect(handled).toEqual([]);
   });
 
+  it('checks the key before it reads the body: without it, a body that is not even JSON gets 401', async () => {
+    const { app: a, handled } = app();
+    const res = await a.inject({ method: 'POST', url: '/webhook', payload: '{"review_id": [[[[', headers: { 'content-type': 'application/json', 'x-service-webhook-key': 'wrong' } });
+    expect(res.statusCode).toBe(401);
+    expect(handled).toEqual([]);
+    const keyed = await a.inject({ method: 'POST', url: '/webhook', payload: '{"review_id": [[[[', headers: { 'content-type': 'application/json', 'x-service-webhook-key': 'the-key' } });
+    expect(keyed.statusCode).toBe(400);
+  });
+
   it('answers 400 naming the missing field of a bad payload', async () => {
     const { app: a, handled } = app();
     const res = await a.inject({ method: 'POST', url: '/webhook', payload: { ...payload, review_id: undefined }, headers: { 'x-service-webhook-key': 'the-key' } });

@@ -1,5 +1,5 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { z } from 'zod';
 import { parseWith } from '../core/zod-errors.js';
 import type { BridgeService, PrecommitPayload } from './bridge-service.js';
@@ -28,12 +28,18 @@ function sameKey(presented: string, expected: string): boolean {
  */
 export function buildBridgeApp(deps: { service: BridgeService; webhookKey: string; logger?: FastifyServerOptions['logger'] }): FastifyInstance {
   const app = Fastify({ logger: deps.logger ?? false, bodyLimit: 4 * 1024 * 1024 });
-  app.post('/webhook', async (request, reply) => {
+  // The key is checked before the body is read: a sender without it cannot make the bridge parse
+  // megabytes of JSON.
+  const onRequest = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     const header = request.headers['x-service-webhook-key'];
     const presented = Array.isArray(header) ? header[0] : header;
     if (presented === undefined || !sameKey(presented, deps.webhookKey)) {
-      return reply.status(401).send({ status: 401, message: 'Invalid or missing x-service-webhook-key.' });
+      void reply.status(401).send({ status: 401, message: 'Invalid or missing x-service-webhook-key.' });
+      return;
     }
+    done();
+  };
+  app.post('/webhook', { onRequest }, async (request, reply) => {
     const parsed = parseWith(PayloadSchema, request.body);
     if (!parsed.ok) return reply.status(400).send({ status: 400, message: 'Invalid pre-commit webhook payload.', errors: parsed.errors });
     const payload = parsed.value as PrecommitPayload;
