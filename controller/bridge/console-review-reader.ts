@@ -30,19 +30,20 @@ interface ReviewItem {
  * Reads review descriptions through the console's API (the key needs `read`), as any client would.
  *
  * `flagops apply` commits its reviews together, so their deliveries arrive in bursts, and a burst's
- * reviews are the ones pending validation. The first description asked starts a listing of the
- * reviews pending validation at once; those asked while it is in flight are answered by it when it
- * holds them (the console answers it after they were delivered), else by the next listing, instead
- * of a `GET` each. A listing also brings the descriptions of deliveries still on their way: those need
- * no request at all. A listing reads further pages (newest first) while reviews it was asked for are
- * missing, up to MAX_PAGES; a review it still lacks (its status moved on, or it lies further back),
- * or any when the listing failed, is read on its own.
+ * reviews are the ones pending validation. The descriptions asked for in one turn of the event loop
+ * are read together: two or more with one listing of the reviews pending validation instead of a
+ * `GET` each, a lone one with its `GET`. A listing also brings the descriptions of deliveries still on
+ * their way, which then need no request at all. While a listing is in flight, what is asked waits for
+ * it (the console answers it after those reviews were delivered, so it usually holds them). A listing
+ * reads further pages (newest first) while reviews it was asked for are missing, up to MAX_PAGES; a
+ * review it still lacks (its status moved on, or it lies further back), or any when it failed, is
+ * read on its own.
  */
 export class ConsoleReviewReader implements ReviewReader {
   private readonly kept = new Map<string, string | undefined>();
   private waiting = new Map<string, Waiter[]>();
-  private listing = false;
-
+  private flushing = false;
+  private listing: Promise<void> | undefined;
   private readonly pageSize: number;
 
   constructor(
@@ -58,25 +59,32 @@ export class ConsoleReviewReader implements ReviewReader {
       const waiters = this.waiting.get(reviewID);
       if (waiters) waiters.push({ resolve, reject });
       else this.waiting.set(reviewID, [{ resolve, reject }]);
-      this.schedule();
+      if (this.flushing) return;
+      this.flushing = true;
+      setImmediate(() => this.flush());
     });
   }
 
-  /** Starts a listing unless one is in flight: what is asked meanwhile is answered by that one when it holds it, else by the next. */
-  private schedule(): void {
-    if (this.listing) return;
-    this.listing = true;
-    void this.list().finally(() => {
-      this.listing = false;
-      if (this.waiting.size > 0) this.schedule();
-    });
-  }
-
-  private async list(): Promise<void> {
+  /** Answers what this turn asked: from the listing in flight, a new listing, or a `GET`. */
+  private flush(): void {
+    this.flushing = false;
     const batch = this.waiting;
     this.waiting = new Map();
+    if (this.listing) {
+      void this.listing.then(() => this.answer(batch));
+      return;
+    }
+    if (batch.size < 2) return this.answer(batch);
+    const listing: Promise<void> = this.list(batch).finally(() => {
+      if (this.listing === listing) this.listing = undefined;
+    });
+    this.listing = listing;
+    void listing.then(() => this.answer(batch));
+  }
+
+  /** Keeps the descriptions of the reviews pending validation; never rejects (what it lacks is read on its own). */
+  private async list(batch: ReadonlyMap<string, Waiter[]>): Promise<void> {
     const missing = (): boolean => [...batch.keys()].some((id) => !this.kept.has(id));
-    let failed = false;
     try {
       let next: string | null = `/console/v1/reviews?status=pending_webhook_validation&page=1&limit=${this.pageSize}`;
       for (let pages = 0; next !== null && pages < MAX_PAGES && missing(); pages++) {
@@ -88,15 +96,11 @@ export class ConsoleReviewReader implements ReviewReader {
       }
     } catch {
       // Each review is then read on its own, and a failure is reported for the review it concerns.
-      failed = true;
     }
-    // Asked while the listing was in flight: answered by it when it holds them, else by the next
-    // listing (or on their own, when this one failed).
-    for (const [id, waiters] of this.waiting) {
-      if (!this.kept.has(id) && !failed) continue;
-      this.waiting.delete(id);
-      batch.set(id, [...(batch.get(id) ?? []), ...waiters]);
-    }
+  }
+
+  /** Resolves what is kept; reads the rest one by one. */
+  private answer(batch: ReadonlyMap<string, Waiter[]>): void {
     for (const [id, waiters] of batch) {
       const answered = this.kept.has(id) ? Promise.resolve(this.kept.get(id)) : this.readOne(id);
       answered.then(
