@@ -61,6 +61,19 @@ describe('watch cycle', () => {
     expect((await applying()).applied).toBeUndefined();
   });
 
+  it("prints a console's error with its control characters escaped", async () => {
+    const hostile = new ConsoleClient({
+      baseUrl: 'http://console.invalid',
+      apiKey: 'console-any',
+      send: async () => ({ status: 400, text: JSON.stringify({ status: 400, message: 'Bad \u001b]0;owned\u0007', errors: [{ property: 'x\u001b[2J', errorMessage: 'no\u202e' }] }) }),
+    });
+    const out: string[] = [];
+    await createWatchCycle({ desired: new FsRepoReader(dir), client: hostile, print: (t) => out.push(t) })();
+    expect(out.join('')).toContain('Bad \\x1b]0;owned\\x07');
+    expect(out.join('')).toContain('x\\x1b[2J: no\\u202e');
+    expect(out.join('')).not.toContain('\u001b');
+  });
+
   it('watchRepo runs the callback once per burst of saves, debounced', async () => {
     const controller = new AbortController();
     const runs: string[][] = [];

@@ -1,3 +1,4 @@
+import { escapeControl } from '../core/escape-control.js';
 import { isEmptyDelta, planDelta } from '../core/plan-delta.js';
 import type { Plan } from '../core/plan.js';
 import { renderPlanText } from '../core/render-plan-text.js';
@@ -31,8 +32,8 @@ export function createWatchCycle(options: WatchCycleOptions): () => Promise<{ pl
       if (!(error instanceof DomainError)) throw error;
       const text =
         error instanceof InputError && error.errors.length > 0
-          ? `${error.message}\n${error.errors.map((e) => `  ${formatFieldError(e)}`).join('\n')}\n`
-          : `error: ${error.message}\n`;
+          ? `${escapeControl(error.message)}\n${error.errors.map((e) => `  ${escapeControl(formatFieldError(e))}`).join('\n')}\n`
+          : `error: ${escapeControl(error.message)}\n`;
       if (text !== lastErrors) options.print(text);
       lastErrors = text;
       return {};
@@ -45,12 +46,12 @@ export function createWatchCycle(options: WatchCycleOptions): () => Promise<{ pl
     else {
       const shown = { ...plan, changes: [...delta.added, ...delta.changed] };
       if (shown.changes.length > 0) options.print(renderPlanText(shown));
-      for (const gone of delta.removed) options.print(`= ${gone.kind}/${gone.id}: no longer differs\n`);
+      for (const gone of delta.removed) options.print(`= ${escapeControl(`${gone.kind}/${gone.id}`, true)}: no longer differs\n`);
     }
     if (!options.apply || plan.changes.length === 0) return { plan };
     const applied = await applyRepo({ ...options.apply, desired: options.desired, client: options.client, desiredLabel: options.desiredLabel });
     last = applied.replan;
-    for (const o of applied.outcomes) options.print(`${o.kind}/${o.id} ${o.action}: ${o.status} — ${o.message}\n`);
+    for (const o of applied.outcomes) options.print(`${escapeControl(`${o.kind}/${o.id} ${o.action}: ${o.status} — ${o.message}`, true)}\n`);
     return { plan, applied };
   };
 }
