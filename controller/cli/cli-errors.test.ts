@@ -79,6 +79,14 @@ describe('the console URL and key', () => {
     expect(run.stderr).toContain("did you mean 'http://localhost:8080'?");
   });
 
+  it('refuses a --console with a query or fragment, which would swallow the request paths', async () => {
+    for (const console of [`${url}/?x=1`, `${url}#top`]) {
+      const run = await flagops(['plan', TEMPLATE, '--console', console], { FLAGOPS_API_KEY: ADMIN_KEY });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`--console: '${console}' has a query or fragment; give the console's base URL alone`);
+    }
+  });
+
   it('tells an empty key variable from one that is not set', async () => {
     const empty = await flagops(['plan', TEMPLATE, '--console', url], { FLAGOPS_API_KEY: '' });
     expect(empty.code).toBe(1);

@@ -56,16 +56,20 @@ export function stderrLogger(io: CliIO, level: string): StderrLoggerOptions {
  */
 export function consoleUrlOf(flag: string | undefined, configured: string): string {
   const [value, source] = flag !== undefined ? [flag, '--console'] : [configured, 'flagops.yaml console.url'];
-  let protocol: string | undefined;
+  let url: URL | undefined;
   try {
-    protocol = new URL(value).protocol;
+    url = new URL(value);
   } catch {
-    protocol = undefined;
+    url = undefined;
   }
-  if (protocol !== 'http:' && protocol !== 'https:') {
+  if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
     throw new InputError(`${source} must be an http(s) URL such as http://localhost:8080.`, [
       { property: source, errorMessage: `'${value}' is not an http:// or https:// URL${/^[\w.-]+:\d+/.test(value) ? ` (did you mean 'http://${value}'?)` : ''}` },
     ]);
+  }
+  // Request paths are appended to it: a query or fragment would swallow them.
+  if (url.search !== '' || url.hash !== '') {
+    throw new InputError(`${source} must be an http(s) URL such as http://localhost:8080.`, [{ property: source, errorMessage: `'${value}' has a query or fragment; give the console's base URL alone` }]);
   }
   return value;
 }
