@@ -11,17 +11,20 @@ afterAll(() => http.close());
 
 let sent: string[];
 let failListing: boolean;
+let listing404: boolean;
 let reader: ConsoleReviewReader;
 let url: string;
 let send: SendHttp;
 beforeEach(async () => {
   sent = [];
   failListing = false;
+  listing404 = false;
   url = await env.c.app.listen({ port: 0, host: '127.0.0.1' });
   send = async (request) => {
     const path = `${request.method} ${request.url.pathname}${request.url.search}`;
     sent.push(path);
     if (failListing && request.url.pathname === '/console/v1/reviews') throw new Error('connection reset');
+    if (listing404 && request.url.pathname === '/console/v1/reviews') return { status: 404, text: JSON.stringify({ status: 404, message: 'Not found.' }) };
     return http.send(request);
   };
   reader = new ConsoleReviewReader(new ConsoleClient({ baseUrl: url, apiKey: env.validator, send }));
@@ -87,6 +90,15 @@ describe('ConsoleReviewReader', () => {
     failListing = true;
     expect(await Promise.all(ids.map((id) => reader.description(id)))).toEqual(['one', 'two']);
     expect(sent.slice(1).sort()).toEqual(ids.map((id) => `GET /console/v1/reviews/${id}`).sort());
+  });
+
+  it('stops asking a console without the listing (404) for one, and reads each review on its own', async () => {
+    const ids = [await review('one'), await review('two'), await review('three'), await review('four')];
+    listing404 = true;
+    expect(await Promise.all(ids.slice(0, 2).map((id) => reader.description(id)))).toEqual(['one', 'two']);
+    expect(await Promise.all(ids.slice(2).map((id) => reader.description(id)))).toEqual(['three', 'four']);
+    expect(sent.filter((line) => line.startsWith('GET /console/v1/reviews?'))).toEqual([LISTING]);
+    expect(sent.filter((line) => !line.startsWith('GET /console/v1/reviews?')).sort()).toEqual(ids.map((id) => `GET /console/v1/reviews/${id}`).sort());
   });
 
   it('reads further pages while reviews it was asked for are missing', async () => {

@@ -1,3 +1,4 @@
+import { NotFoundError } from '../errors.js';
 import type { ConsoleClient, Envelope } from '../reconcile/console-client.js';
 import type { ReviewReader } from './bridge-service.js';
 
@@ -37,13 +38,15 @@ interface ReviewItem {
  * it (the console answers it after those reviews were delivered, so it usually holds them). A listing
  * reads further pages (newest first) while reviews it was asked for are missing, up to MAX_PAGES; a
  * review it still lacks (its status moved on, or it lies further back), or any when it failed, is
- * read on its own.
+ * read on its own; a console without the listing (404) is not asked for one again.
  */
 export class ConsoleReviewReader implements ReviewReader {
   private readonly kept = new Map<string, string | undefined>();
   private waiting = new Map<string, Waiter[]>();
   private flushing = false;
   private listing: Promise<void> | undefined;
+  /** Set when the console has no listing of reviews (404): every description is then read on its own. */
+  private noListing = false;
   private readonly pageSize: number;
 
   constructor(
@@ -74,7 +77,7 @@ export class ConsoleReviewReader implements ReviewReader {
       void this.listing.then(() => this.answer(batch));
       return;
     }
-    if (batch.size < 2) return this.answer(batch);
+    if (batch.size < 2 || this.noListing) return this.answer(batch);
     const listing: Promise<void> = this.list(batch).finally(() => {
       if (this.listing === listing) this.listing = undefined;
     });
@@ -94,8 +97,9 @@ export class ConsoleReviewReader implements ReviewReader {
         }
         next = page.pagination?.nextPage ?? null;
       }
-    } catch {
+    } catch (error) {
       // Each review is then read on its own, and a failure is reported for the review it concerns.
+      if (error instanceof NotFoundError) this.noListing = true;
     }
   }
 
