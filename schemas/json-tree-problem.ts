@@ -28,7 +28,12 @@ export type JsonTreeProblem =
   /** A JSON text field whose value would nest deeper than the limit where it is placed. */
   | { kind: 'text-too-deep'; path: string; maxDepth: number }
   /** A key JavaScript treats as an object's prototype: `__proto__`, or `prototype` inside `constructor`. */
-  | { kind: 'prototype-key'; path: string; key: '__proto__' | 'constructor.prototype' };
+  | { kind: 'prototype-key'; path: string; key: '__proto__' | 'constructor.prototype' }
+  /**
+   * A string or key holding U+0000: PostgreSQL's text refuses it, so one store would keep what the
+   * other fails on; refused everywhere, so both answer alike.
+   */
+  | { kind: 'nul-character'; path: string };
 
 interface Frame {
   value: object;
@@ -79,8 +84,8 @@ export function textNesting(text: string, stop: number): number {
 
 /**
  * The first thing in `value` that breaks the limits, or undefined: an object or array nested deeper
- * than `maxDepth`, a JSON text field whose value would be (counted from the text's place), or a
- * prototype key. The root is level `rootLevel`: 1 when the value is an entity, 0 when it wraps one
+ * than `maxDepth`, a JSON text field whose value would be (counted from the text's place), a
+ * prototype key, or a string or key holding U+0000. The root is level `rootLevel`: 1 when the value is an entity, 0 when it wraps one
  * (a review's `change` is then level 1, as the entity it becomes). Costs one visit per object and
  * array, and a scan of JSON text fields only when they are long enough to nest that deep.
  */
@@ -95,6 +100,7 @@ export function jsonTreeProblem(value: unknown, maxDepth: number, rootLevel = 1)
     if (Array.isArray(current)) {
       for (let i = 0; i < current.length; i++) {
         const child: unknown = current[i];
+        if (typeof child === 'string' && child.includes('\0')) return { kind: 'nul-character', path: pathOf(frame, i) };
         if (child === null || typeof child !== 'object') continue;
         if (childLevel > maxDepth) return { kind: 'too-deep', path: pathOf(frame, i), maxDepth };
         stack.push({ value: child, level: childLevel, key: i, parent: frame });
@@ -105,8 +111,10 @@ export function jsonTreeProblem(value: unknown, maxDepth: number, rootLevel = 1)
     // for...in lists the own `__proto__` key JSON.parse defines: comparing keys costs nothing more.
     for (const key in record) {
       if (key === '__proto__') return { kind: 'prototype-key', path: pathOf(frame, key), key: '__proto__' };
+      if (key.includes('\0')) return { kind: 'nul-character', path: pathOf(frame, key) };
       const child = record[key];
       if (typeof child === 'string') {
+        if (child.includes('\0')) return { kind: 'nul-character', path: pathOf(frame, key) };
         // The parsed value's root would sit at childLevel; a text shorter than what is left can't nest past it.
         const left = maxDepth - frame.level;
         if (child.length > left && JSON_TEXT_FIELDS.has(key) && textNesting(child, left) > left) return { kind: 'text-too-deep', path: pathOf(frame, key), maxDepth };
@@ -138,5 +146,7 @@ export function describeJsonTreeProblem(problem: JsonTreeProblem): { message: st
         property,
         errorMessage: 'is refused: JavaScript would take this key for an object prototype',
       };
+    case 'nul-character':
+      return { message: 'Body may not contain the NUL character (U+0000).', property, errorMessage: 'contains the NUL character (U+0000), which is refused' };
   }
 }

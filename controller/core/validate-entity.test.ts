@@ -55,3 +55,14 @@ describe('validateEntityFile: JSON5 text nests no deeper than a body may', () =>
     expect(issues).toContainEqual(expect.objectContaining({ property: 'defaultValueJson5', severity: 'error', message: expect.stringContaining(`deeper than ${MAX_JSON_DEPTH} levels`) }));
   });
 });
+
+describe('validateEntityFile: the NUL character', () => {
+  it('is refused in a string or a key, naming where, as the console refuses the body', () => {
+    const gates = entry('gates');
+    const { issues } = validateEntityFile(gates, 'gates/g.yaml', 'g', { id: 'g', name: 'g', description: 'a\u0000b' });
+    expect(issues).toContainEqual(expect.objectContaining({ property: 'description', severity: 'error', message: 'contains the NUL character (U+0000), which is refused' }));
+    const configs = entry('dynamic_configs');
+    const keyed = validateEntityFile(configs, 'dynamic_configs/c.yaml', 'c', { id: 'c', name: 'c', defaultValue: { list: ['ok', 'x\u0000'] } });
+    expect(keyed.issues).toContainEqual(expect.objectContaining({ property: 'defaultValue.list[1]', severity: 'error' }));
+  });
+});

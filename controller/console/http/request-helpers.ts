@@ -15,6 +15,10 @@ export const PAGING_QUERY: QueryParam[] = [
   { name: 'limit', type: 'integer', description: `Items per page (default ${DEFAULT_PAGE_SIZE}, at most ${MAX_PAGE_SIZE}).` },
 ];
 
+/** As in bodies (json-tree-problem): PostgreSQL's text refuses U+0000, so no store is asked about it. */
+const NUL_MESSAGE = 'contains the NUL character (U+0000), which is refused';
+const hasNul = (value: unknown): boolean => (typeof value === 'string' ? value.includes('\0') : Array.isArray(value) && value.some((v) => typeof v === 'string' && v.includes('\0')));
+
 /**
  * A route answers only the query parameters it declares: an unknown one (a misspelt `dryRun`, a
  * filter another list has) is a 400 naming it, never silently ignored, so a typo can't turn a dry
@@ -24,8 +28,12 @@ export const PAGING_QUERY: QueryParam[] = [
 export function checkQueryParams(query: unknown, declared: readonly QueryParam[], what: 'list' | 'route', refused?: Readonly<Record<string, string>>): void {
   let errors: FieldError[] | undefined;
   // for...in, not Object.keys: the query of most requests is empty, and then this allocates nothing.
-  for (const property in (query ?? {}) as Record<string, unknown>) {
-    if (declared.some((q) => q.name === property)) continue;
+  const values = (query ?? {}) as Record<string, unknown>;
+  for (const property in values) {
+    if (declared.some((q) => q.name === property)) {
+      if (hasNul(values[property])) (errors ??= []).push({ property, errorMessage: NUL_MESSAGE });
+      continue;
+    }
     const errorMessage = refused !== undefined && Object.hasOwn(refused, property) ? (refused[property] as string) : `is not a query parameter of this ${what}; known: ${declared.map((q) => q.name).join(', ') || 'none'}`;
     (errors ??= []).push({ property, errorMessage });
   }
@@ -132,6 +140,7 @@ export function checkPathParams(params: unknown, names: readonly string[]): void
   for (const name of names) {
     const value = values[name];
     if (typeof value === 'string' && value.length > MAX_PATH_PARAM) (errors ??= []).push({ property: name, errorMessage: `must be at most ${MAX_PATH_PARAM} characters long` });
+    else if (hasNul(value)) (errors ??= []).push({ property: name, errorMessage: NUL_MESSAGE });
   }
   if (errors) throw new InputError('Invalid path parameter.', errors);
 }
