@@ -30,10 +30,11 @@ export type JsonTreeProblem =
   /** A key JavaScript treats as an object's prototype: `__proto__`, or `prototype` inside `constructor`. */
   | { kind: 'prototype-key'; path: string; key: '__proto__' | 'constructor.prototype' }
   /**
-   * A string or key holding U+0000: PostgreSQL's text refuses it, so one store would keep what the
-   * other fails on; refused everywhere, so both answer alike.
+   * A string or key holding U+0000, which PostgreSQL's text refuses (one store would keep what the
+   * other fails on), or a lone surrogate (`"\ud800"`), which no UTF-8 column can hold (it would come
+   * back as U+FFFD): refused everywhere, so both stores answer alike and nothing is changed silently.
    */
-  | { kind: 'nul-character'; path: string };
+  | { kind: 'bad-character'; path: string; character: 'nul' | 'lone-surrogate' };
 
 interface Frame {
   value: object;
@@ -46,6 +47,14 @@ function pathOf(frame: Frame | undefined, last?: string | number): string {
   const path: (string | number)[] = last === undefined ? [] : [last];
   for (let at = frame; at?.key !== undefined; at = at.parent) path.push(at.key);
   return formatJsonPath(path.reverse());
+}
+
+/** A lone surrogate: `\p{Cs}` matches only halves that do not pair, as the `u` flag reads code points. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+function badCharacter(text: string): 'nul' | 'lone-surrogate' | undefined {
+  if (text.includes('\0')) return 'nul';
+  return LONE_SURROGATE.test(text) ? 'lone-surrogate' : undefined;
 }
 
 const isLineTerminator = (c: number): boolean => c === 0x0a || c === 0x0d || c === 0x2028 || c === 0x2029;
@@ -85,7 +94,7 @@ export function textNesting(text: string, stop: number): number {
 /**
  * The first thing in `value` that breaks the limits, or undefined: an object or array nested deeper
  * than `maxDepth`, a JSON text field whose value would be (counted from the text's place), a
- * prototype key, or a string or key holding U+0000. The root is level `rootLevel`: 1 when the value is an entity, 0 when it wraps one
+ * prototype key, or a string or key holding U+0000 or a lone surrogate. The root is level `rootLevel`: 1 when the value is an entity, 0 when it wraps one
  * (a review's `change` is then level 1, as the entity it becomes). Costs one visit per object and
  * array, and a scan of JSON text fields only when they are long enough to nest that deep.
  */
@@ -100,7 +109,8 @@ export function jsonTreeProblem(value: unknown, maxDepth: number, rootLevel = 1)
     if (Array.isArray(current)) {
       for (let i = 0; i < current.length; i++) {
         const child: unknown = current[i];
-        if (typeof child === 'string' && child.includes('\0')) return { kind: 'nul-character', path: pathOf(frame, i) };
+        const badInItem = typeof child === 'string' ? badCharacter(child) : undefined;
+        if (badInItem) return { kind: 'bad-character', path: pathOf(frame, i), character: badInItem };
         if (child === null || typeof child !== 'object') continue;
         if (childLevel > maxDepth) return { kind: 'too-deep', path: pathOf(frame, i), maxDepth };
         stack.push({ value: child, level: childLevel, key: i, parent: frame });
@@ -111,10 +121,12 @@ export function jsonTreeProblem(value: unknown, maxDepth: number, rootLevel = 1)
     // for...in lists the own `__proto__` key JSON.parse defines: comparing keys costs nothing more.
     for (const key in record) {
       if (key === '__proto__') return { kind: 'prototype-key', path: pathOf(frame, key), key: '__proto__' };
-      if (key.includes('\0')) return { kind: 'nul-character', path: pathOf(frame, key) };
+      const badInKey = badCharacter(key);
+      if (badInKey) return { kind: 'bad-character', path: pathOf(frame, key), character: badInKey };
       const child = record[key];
       if (typeof child === 'string') {
-        if (child.includes('\0')) return { kind: 'nul-character', path: pathOf(frame, key) };
+        const bad = badCharacter(child);
+        if (bad) return { kind: 'bad-character', path: pathOf(frame, key), character: bad };
         // The parsed value's root would sit at childLevel; a text shorter than what is left can't nest past it.
         const left = maxDepth - frame.level;
         if (child.length > left && JSON_TEXT_FIELDS.has(key) && textNesting(child, left) > left) return { kind: 'text-too-deep', path: pathOf(frame, key), maxDepth };
@@ -146,7 +158,9 @@ export function describeJsonTreeProblem(problem: JsonTreeProblem): { message: st
         property,
         errorMessage: 'is refused: JavaScript would take this key for an object prototype',
       };
-    case 'nul-character':
-      return { message: 'Body may not contain the NUL character (U+0000).', property, errorMessage: 'contains the NUL character (U+0000), which is refused' };
+    case 'bad-character':
+      return problem.character === 'nul'
+        ? { message: 'Body may not contain the NUL character (U+0000).', property, errorMessage: 'contains the NUL character (U+0000), which is refused' }
+        : { message: 'Body may not contain a lone surrogate.', property, errorMessage: 'contains a lone surrogate (half of a UTF-16 pair, e.g. "\\ud800"), which is not Unicode text' };
   }
 }

@@ -56,13 +56,15 @@ describe('validateEntityFile: JSON5 text nests no deeper than a body may', () =>
   });
 });
 
-describe('validateEntityFile: the NUL character', () => {
-  it('is refused in a string or a key, naming where, as the console refuses the body', () => {
+describe('validateEntityFile: the NUL character and lone surrogates', () => {
+  it('are refused in a string or a key, naming where, as the console refuses the body', () => {
     const gates = entry('gates');
     const { issues } = validateEntityFile(gates, 'gates/g.yaml', 'g', { id: 'g', name: 'g', description: 'a\u0000b' });
     expect(issues).toContainEqual(expect.objectContaining({ property: 'description', severity: 'error', message: 'contains the NUL character (U+0000), which is refused' }));
     const configs = entry('dynamic_configs');
     const keyed = validateEntityFile(configs, 'dynamic_configs/c.yaml', 'c', { id: 'c', name: 'c', defaultValue: { list: ['ok', 'x\u0000'] } });
     expect(keyed.issues).toContainEqual(expect.objectContaining({ property: 'defaultValue.list[1]', severity: 'error' }));
+    const surrogate = validateEntityFile(gates, 'gates/g.yaml', 'g', { id: 'g', name: 'g', description: 'half \ud800' });
+    expect(surrogate.issues).toContainEqual(expect.objectContaining({ property: 'description', severity: 'error', message: expect.stringContaining('lone surrogate') }));
   });
 });

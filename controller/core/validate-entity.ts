@@ -87,9 +87,9 @@ export function validateEntityFile(entry: EntitySchemaEntry, file: string, stem:
   }
   // The YAML reader holds the file to the depth limit; a JSON5 or schema text parses to a value that
   // takes the text's place, which only this sees. The console refuses the same body (a 400 at apply),
-  // and a string holding U+0000 ("\0" in a double-quoted scalar) too.
+  // and a string holding U+0000 or a lone surrogate ("\0", "\ud800" in a double-quoted scalar) too.
   const tree = jsonTreeProblem(data, MAX_JSON_DEPTH);
-  if (tree?.kind === 'text-too-deep' || tree?.kind === 'nul-character') {
+  if (tree?.kind === 'text-too-deep' || tree?.kind === 'bad-character') {
     const { property, errorMessage } = describeJsonTreeProblem(tree);
     issues.push(fileIssue(file, property, errorMessage, 'schema'));
   }

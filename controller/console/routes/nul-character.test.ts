@@ -1,7 +1,8 @@
 /**
  * U+0000 in a path parameter, a query value or any string or key of a body is a 400 naming where it
  * is, on every store: PostgreSQL's text refuses the character, so asking it would end in a 500 there
- * while SQLite kept the value.
+ * while SQLite kept the value. A lone surrogate in a body is refused too: a UTF-8 column would turn it
+ * into U+FFFD.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../test-support/postgres-db.js';
@@ -35,6 +36,19 @@ describe.each(['sqlite', 'postgres'] as const)('NUL characters (%s)', (store) =>
     expect(res.statusCode, res.body).toBe(400);
     expect(res.json()).toEqual({ status: 400, message: 'Body may not contain the NUL character (U+0000).', errors: [{ property, errorMessage: NUL }] });
     expect((await c.call('GET', '/console/v1/audit_logs')).json().pagination.totalItems).toBe(before);
+  });
+
+  it('a lone surrogate in a string or key of a body is a 400 naming it: no UTF-8 column could keep it', async () => {
+    for (const [url, body, property] of [
+      ['/console/v1/keys', '{"description":"a\\ud800b","userEmail":"x@example.com","role":"member"}', 'description'],
+      ['/console/v1/gates', '{"id":"surrogate","name":"surrogate","tags":["\\udc00"]}', 'tags[0]'],
+    ] as const) {
+      const res = await c.call('POST', url, body);
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json()).toEqual({ status: 400, message: 'Body may not contain a lone surrogate.', errors: [{ property, errorMessage: 'contains a lone surrogate (half of a UTF-16 pair, e.g. "\\ud800"), which is not Unicode text' }] });
+    }
+    // A pair is one character, and welcome.
+    expect((await c.call('POST', '/console/v1/gates', '{"id":"emoji","name":"emoji","description":"\\ud83d\\ude00"}')).statusCode).toBe(201);
   });
 
   it.each([
