@@ -4,18 +4,15 @@ import type { StatusReport } from './status-service.js';
 
 const summary = { in_sync: 1, drifted: 1, to_create: 0, to_update: 0, to_delete: 0, pendingReviews: 1 };
 
+/** A report of flags against http://console, as `identity`, of these entities. */
+const reportOf = (identity: string, entities: StatusReport['entities']): StatusReport => ({ desired: 'flags', console: 'http://console', identity, summary, entities });
+
 describe('renderStatusText', () => {
   it('prints one line per entity, state first', () => {
-    const report: StatusReport = {
-      desired: 'flags',
-      console: 'http://console',
-      identity: 'ci@example.com',
-      summary,
-      entities: [
-        { kind: 'gates', id: 'a', file: 'gates/a.yaml', state: 'in_sync', drift: null, pendingReview: null, lastApplied: { time: Date.UTC(2026, 10, 24, 9, 30), commit: 'abcdef0123456789', plan: 'p', reviewID: 'r1', by: 'ci@example.com' } },
-        { kind: 'gates', id: 'bb', file: 'gates/bb.yaml', state: 'drifted', drift: { policy: 'detect', lastModifier: 'eve@example.com' }, pendingReview: { reviewID: 'r2', status: 'pending_webhook_validation', action: 'update', submitter: 'eve@example.com', createdTime: null, fromApply: false }, lastApplied: null },
-      ],
-    };
+    const report = reportOf('ci@example.com', [
+      { kind: 'gates', id: 'a', file: 'gates/a.yaml', state: 'in_sync', drift: null, pendingReview: null, lastApplied: { time: Date.UTC(2026, 10, 24, 9, 30), commit: 'abcdef0123456789', plan: 'p', reviewID: 'r1', by: 'ci@example.com' } },
+      { kind: 'gates', id: 'bb', file: 'gates/bb.yaml', state: 'drifted', drift: { policy: 'detect', lastModifier: 'eve@example.com' }, pendingReview: { reviewID: 'r2', status: 'pending_webhook_validation', action: 'update', submitter: 'eve@example.com', createdTime: null, fromApply: false }, lastApplied: null },
+    ]);
     expect(renderStatusText(report)).toBe(
       [
         'Status of flags against http://console (as ci@example.com): 1 in sync, 1 drifted, 1 pending review.',
@@ -28,15 +25,9 @@ describe('renderStatusText', () => {
   });
 
   it("escapes control characters in what the console answered, so they cannot drive the terminal or forge a line", () => {
-    const report: StatusReport = {
-      desired: 'flags',
-      console: 'http://console',
-      identity: 'ci\x1b]0;title\x07@example.com',
-      summary,
-      entities: [
-        { kind: 'prompts', id: 'p\u202e', file: null, state: 'drifted', drift: { policy: 'detect', lastModifier: 'eve\x1b[8m' }, pendingReview: { reviewID: 'r\n  gates/x  in sync', status: 'pending', action: 'update', submitter: 'm\x07', createdTime: null, fromApply: false }, lastApplied: null },
-      ],
-    };
+    const report = reportOf('ci\x1b]0;title\x07@example.com', [
+      { kind: 'prompts', id: 'p\u202e', file: null, state: 'drifted', drift: { policy: 'detect', lastModifier: 'eve\x1b[8m' }, pendingReview: { reviewID: 'r\n  gates/x  in sync', status: 'pending', action: 'update', submitter: 'm\x07', createdTime: null, fromApply: false }, lastApplied: null },
+    ]);
     const text = renderStatusText(report);
     expect(text).toContain('(as ci\\x1b]0;title\\x07@example.com)');
     expect(text).toContain('  prompts/p\\u202e  drifted    changed by eve\\x1b[8m (drift policy detect); review r\\x0a  gates/x  in sync pending (update, by m\\x07)');
