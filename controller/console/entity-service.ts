@@ -5,6 +5,7 @@ import { describeJsonTreeProblem, jsonTreeProblem, MAX_JSON_DEPTH } from '../../
 import { jsonEqual } from '../core/json-equal.js';
 import { parseWith } from '../core/zod-errors.js';
 import { SCHEMA_MISMATCH } from '../core/dynamic-config-rules.js';
+import { STAMPED_WHEN_UNSET } from '../core/normalize.js';
 import { ConflictError, InputError, NotAllowedError, NotFoundError, type FieldError } from '../errors.js';
 import { DuplicateKeyError, type AuditEntry, type EntityRecord, type JsonObject, type Page, type Store, type StoreRepos } from '../store/ports.js';
 import { labelInSentence, type EntityLookup, type KindDef } from './kinds/kind-def.js';
@@ -371,7 +372,8 @@ export class EntityService {
         const body = this.parse(def.schemas.update, op.body, 'full updates');
         supplied = body;
         const kept = Object.fromEntries(Object.entries(before.data).filter(([k]) => !this.writable.has(k)));
-        after = { ...kept, ...structuredClone(def.defaults), ...pick(before.data, ['name', 'type']), ...body };
+        // The creator fields describe the create, as the name and type name the entity: left out, they stay.
+        after = { ...kept, ...structuredClone(def.defaults), ...pick(before.data, ['name', 'type', ...STAMPED_WHEN_UNSET]), ...body };
         break;
       }
       case 'patch': {
