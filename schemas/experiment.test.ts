@@ -21,6 +21,7 @@ describeSchemaCases('ExperimentCreateSchema', ExperimentCreateSchema, FULL_EXPER
   { label: 'defaultConfidenceInterval 85', path: 'defaultConfidenceInterval', value: '85', property: 'defaultConfidenceInterval' },
   { label: 'subtype unknown', path: 'subtype', value: 'growth', property: 'subtype' },
   { label: 'link URL not a URL', path: 'links.0.url', value: 'nope', property: 'links[0].url', zodOnly: true },
+  { label: 'link URL javascript:', path: 'links.0.url', value: 'javascript:alert(1)', property: 'links[0].url', zodOnly: true },
   { label: '11 quality scores', path: 'manualQualityScores', value: Array.from({ length: 11 }, () => (FULL_EXPERIMENT['manualQualityScores'] as unknown[])[0]), property: 'manualQualityScores' },
   { label: 'stratified sampling with an unknown key', path: 'stratifiedSampling.extra', value: 1, property: 'stratifiedSampling.extra' },
   { label: 'review settings without requiredReview', path: 'reviewSettings.requiredReview', value: REMOVE, property: 'reviewSettings.requiredReview' },

@@ -26,6 +26,7 @@ import {
   TeamShape,
 } from './common.js';
 import { GateRuleSchema, RuleResponseShape } from './rule.js';
+import { isHttpUrl } from './http-url.js';
 
 export const EXPERIMENT_STATUSES = ['setup', 'active', 'decision_made', 'abandoned', 'archived'] as const;
 export type ExperimentStatus = (typeof EXPERIMENT_STATUSES)[number];
@@ -67,7 +68,12 @@ export const ExperimentTargetingRuleSchema = GateRuleSchema.extend({
   .meta({ id: 'ExperimentTargetingRule' });
 
 const LinkSchema = z.strictObject({
-  url: z.url('must be a URL').describe('The URL of the link.'),
+  // Shown as a link wherever experiments are shown: javascript: or data: would run in that page.
+  url: z
+    .string()
+    .max(2000, 'must be at most 2000 characters long')
+    .refine(isHttpUrl, 'must be an absolute http or https URL')
+    .describe('The URL of the link: an absolute http or https URL.'),
   title: z.string().optional().describe('Title of the link.'),
 });
 
