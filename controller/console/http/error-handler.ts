@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { httpStatusOf } from '../../error-table.js';
 import { DomainError, InputError, RateLimitedError } from '../../errors.js';
+import { readRestOfRefusedBody } from './read-rest-of-refused-body.js';
 
 export interface ErrorBody {
   status: number;
@@ -92,6 +93,7 @@ export function installErrorHandler(app: FastifyInstance): void {
     }
     if (body.status >= 500 && error instanceof DomainError) request.log.error({ err: error }, 'upstream failure');
     if (error instanceof RateLimitedError && error.retryAfterSeconds !== undefined) void reply.header('retry-after', String(error.retryAfterSeconds));
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') readRestOfRefusedBody(request, reply);
     void reply.status(body.status).send(body);
   });
   app.setNotFoundHandler((request, reply) => {
