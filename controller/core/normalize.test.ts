@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ENTITY_SCHEMAS, type EntitySchemaEntry } from '../../schemas/index.js';
-import { exportable, normalizeEntity, normalizeLive } from './normalize.js';
+import { canonicalReference, exportable, normalizeEntity, normalizeLive } from './normalize.js';
 
 const entry = (folder: string): EntitySchemaEntry => ENTITY_SCHEMAS.find((e) => e.folder === folder) as EntitySchemaEntry;
 const gates = entry('gates');
@@ -37,6 +37,20 @@ describe('normalizeEntity', () => {
     const a = normalizeEntity(gates, { id: 'g', name: 'G', rules: [{ name: 'r', passPercentage: 1, conditions: [{ type: 'public', operator: null }] }] });
     const b = normalizeEntity(gates, { id: 'g', name: 'G', rules: [{ name: 'r', passPercentage: 1, conditions: [{ type: 'public' }] }] });
     expect(a).toEqual(b);
+  });
+
+  it("reads a group's empty parameterValues (the console's answer for none) as not set, on both forms", () => {
+    const experiments = entry('experiments');
+    const groups = (extra: object) => [
+      { name: 'control', size: 50, ...extra },
+      { name: 'test', size: 50, parameterValues: { color: 'red' } },
+    ];
+    const file = { id: 'e', name: 'E', groups: groups({}) };
+    const read = { id: 'e', name: 'E', groups: groups({ parameterValues: {} }) };
+    expect(normalizeEntity(experiments, read)).toEqual(normalizeEntity(experiments, file));
+    expect(canonicalReference(experiments, read, undefined)).toEqual(canonicalReference(experiments, file, undefined));
+    // Values that are set still count.
+    expect(normalizeEntity(experiments, { ...file, groups: groups({ parameterValues: { color: 'blue' } }) })).not.toEqual(normalizeEntity(experiments, file));
   });
 });
 

@@ -12,6 +12,12 @@ import type { JsonObject } from './repo-entity.js';
 export const STAMPED_WHEN_UNSET = ['creatorID', 'creatorEmail'] as const;
 /** Fields of list items (rules, variants, groups) the console generates when a request leaves them out. */
 export const GENERATED_ITEM_FIELDS = ['id', 'baseID'] as const;
+/**
+ * Fields of list items a file may leave out and the console answers empty (`{}`): a group's
+ * parameterValues. Empty, such a field reads as not set, so a file without it equals the console's read.
+ */
+export const EMPTY_AS_UNSET_ITEM_FIELDS: readonly string[] = ['parameterValues'];
+const isEmptyObject = (v: unknown): boolean => isObject(v) && Object.keys(v).length === 0;
 
 const JSON5_SUFFIX = 'Json5';
 
@@ -65,6 +71,7 @@ function pick(shape: Shape, value: unknown, nested: boolean): unknown {
     for (const field of shape.fields) {
       const v = value[field.key];
       if (v === undefined || (nested && v === null) || typeof value[field.twin] === 'string') continue;
+      if (nested && EMPTY_AS_UNSET_ITEM_FIELDS.includes(field.key) && isEmptyObject(v)) continue;
       out[field.key] = pick(field.shape(), v, true);
     }
     return out;
@@ -107,15 +114,17 @@ function pickerOf(shape: Shape): (value: unknown) => unknown {
     const child = (i: number): ((value: unknown) => unknown) => (children[i] ??= pickerOf((fields[i] as (typeof fields)[number]).shape()));
     const lines = fields.map((f, i) => {
       const key = JSON.stringify(f.key);
-      return `v = value[${key}]; if (v !== undefined && v !== null && typeof value[${JSON.stringify(f.twin)}] !== 'string') out[${key}] = (c[${i}] ?? child(${i}))(v);`;
+      const emptyAsUnset = EMPTY_AS_UNSET_ITEM_FIELDS.includes(f.key) ? ' && !isEmptyObject(v)' : '';
+      return `v = value[${key}]; if (v !== undefined && v !== null${emptyAsUnset} && typeof value[${JSON.stringify(f.twin)}] !== 'string') out[${key}] = (c[${i}] ?? child(${i}))(v);`;
     });
     // Schema keys enter the code only as JSON string literals.
-    const make = new Function('c', 'child', 'isObject', `return function pickObject(value) { if (!isObject(value)) return value; const out = {}; let v; ${lines.join(' ')} return out; };`) as (
+    const make = new Function('c', 'child', 'isObject', 'isEmptyObject', `return function pickObject(value) { if (!isObject(value)) return value; const out = {}; let v; ${lines.join(' ')} return out; };`) as (
       c: typeof children,
       child: (i: number) => (value: unknown) => unknown,
       isObject: (v: unknown) => v is JsonObject,
+      isEmptyObject: (v: unknown) => boolean,
     ) => (value: unknown) => unknown;
-    picker = make(children, child, isObject);
+    picker = make(children, child, isObject, isEmptyObject);
   }
   pickers.set(shape, picker);
   return picker;

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -72,6 +72,23 @@ describe('export then plan', () => {
       const text = await readFile(join(dir, file), 'utf8');
       expect(text, file).not.toContain('AutomatedRollouts');
       expect(text, file).not.toMatch(/: null$/m);
+    }
+  });
+
+  it("plans no change for an experiment whose file leaves a group's parameterValues out (the console answers {})", async () => {
+    const own = await mkdtemp(join(tmpdir(), 'flagops-roundtrip-groups-'));
+    try {
+      const groups = '  - name: control\n    size: 50\n  - name: test\n    size: 50\n    parameterValues: { color: red }\n';
+      await mkdir(join(own, 'experiments'));
+      await writeFile(join(own, 'experiments/bare_groups.yaml'), `id: bare_groups\nname: bare groups\ngroups:\n${groups}`);
+      const created = await c.call('POST', '/console/v1/experiments', { id: 'bare_groups', name: 'bare groups', groups: [{ name: 'control', size: 50 }, { name: 'test', size: 50, parameterValues: { color: 'red' } }] });
+      expect(created.statusCode, created.body).toBe(201);
+      expect(created.json().data.groups[0].parameterValues).toEqual({});
+      const { plan } = await planAgainstConsole({ desired: new FsRepoReader(own), client });
+      expect(plan.changes).toEqual([]);
+    } finally {
+      await c.call('DELETE', '/console/v1/experiments/bare_groups');
+      await rm(own, { recursive: true, force: true });
     }
   });
 
