@@ -149,6 +149,31 @@ describe('applyRepo failures', () => {
   });
 });
 
+describe('applyRepo, a change the console refuses', () => {
+  it("reports the console's field errors with the failure, not only its message", async () => {
+    await withOwnConsole('refused', async ({ other, url, repo }) => {
+      const run = async () =>
+        applyRepo({
+          desired: new FsRepoReader(repo),
+          client: new ConsoleClient({ baseUrl: url, apiKey: await other.keyFor('flagops@ci.example.com', 'member') }),
+          approver: new ConsoleClient({ baseUrl: url, apiKey: await other.keyFor('checkout-lead@acme.example', 'member') }),
+          pollIntervalMs: 5,
+          sleep: async () => undefined,
+        });
+      expect((await run()).ok).toBe(true);
+      // button_color_test shares checkout_layer with an experiment at 50%: 60% more does not fit.
+      const file = join(repo, 'experiments/button_color_test.yaml');
+      writeFileSync(file, readFileSync(file, 'utf8').replace(/^allocation: .*$/m, 'allocation: 60'));
+      const report = await run();
+      expect(report.outcomes.find((o) => o.id === 'button_color_test')).toMatchObject({
+        status: 'failed',
+        message: expect.stringMatching(/Invalid experiment\. change\.allocation: exceeds what layer checkout_layer has left: its other experiments use 50%/),
+        errors: [{ property: 'change.allocation', errorMessage: expect.stringMatching(/exceeds/) }],
+      });
+    });
+  });
+});
+
 describe('applyRepo re-plan', () => {
   it('checks the files it applied: a file saved during the run is left to the next plan', async () => {
     await withOwnConsole('replan', async ({ other, url, repo }) => {

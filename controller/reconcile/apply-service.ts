@@ -5,7 +5,7 @@ import { REVIEW_MAX_WAIT_MS } from '../../schemas/review.js';
 import { referencesOf } from '../core/cross-references.js';
 import type { Plan, PlanChange } from '../core/plan.js';
 import type { RepoEntity } from '../core/repo-entity.js';
-import { ConflictError, DomainError, InputError, NotFoundError } from '../errors.js';
+import { ConflictError, DomainError, formatFieldError, InputError, NotFoundError, type FieldError } from '../errors.js';
 import type { RepoReader } from '../source/repo-reader.js';
 import type { ConsoleClient, JsonObject } from './console-client.js';
 import { planAgainstConsole, type PlanResult } from './plan-service.js';
@@ -23,6 +23,8 @@ export interface EntityOutcome {
   /** Review the change went through, for reviewed kinds. */
   reviewID?: string;
   message: string;
+  /** What the console named as wrong with the change (its 400's `errors[]`), also in the message. */
+  errors?: FieldError[];
 }
 
 export type ApplyEvent =
@@ -299,7 +301,9 @@ export async function applyRepo(input: ApplyInput): Promise<ApplyReport> {
       // An interrupted request is the run stopping, not this entity failing.
       if (interrupted()) return;
       if (!(error instanceof DomainError)) throw error;
-      record({ kind: change.kind, id: change.id, action: change.action, status: 'failed', message: error.message });
+      const fields = error instanceof InputError ? error.errors : [];
+      const message = fields.length > 0 ? `${error.message} ${fields.map(formatFieldError).join('; ')}` : error.message;
+      record({ kind: change.kind, id: change.id, action: change.action, status: 'failed', message, ...(fields.length > 0 ? { errors: fields } : {}) });
     }
   };
 
