@@ -28,6 +28,8 @@ export interface EntitySchemaEntry {
   response: z.ZodType;
   /** Values of writable fields that a file may leave out. */
   defaults: Record<string, unknown>;
+  /** false: the console has no delete for the kind (AI configs, as in the reference), so nothing prunes one. */
+  deletable?: false;
 }
 
 export const ENTITY_SCHEMAS: readonly EntitySchemaEntry[] = [
@@ -48,5 +50,5 @@ export const ENTITY_SCHEMAS: readonly EntitySchemaEntry[] = [
   { kind: 'experiment', folder: 'experiments', idField: 'id', create: ExperimentCreateSchema, response: ExperimentSchema, defaults: EXPERIMENT_DEFAULTS },
   { kind: 'holdout', folder: 'holdouts', idField: 'id', create: HoldoutCreateSchema, response: HoldoutSchema, defaults: HOLDOUT_DEFAULTS },
   // Keyed by name: the response's id equals the name, and the file is prompts/<name>.yaml.
-  { kind: 'prompt', folder: 'prompts', idField: 'name', create: PromptCreateSchema, response: PromptSchema, defaults: PROMPT_DEFAULTS },
+  { kind: 'prompt', folder: 'prompts', idField: 'name', create: PromptCreateSchema, response: PromptSchema, defaults: PROMPT_DEFAULTS, deletable: false },
 ];

@@ -130,6 +130,8 @@ export function differencesFromFile(entry: EntitySchemaEntry, fileData: JsonObje
 export function buildPlan(desiredLabel: string, desired: readonly RepoEntity[], live: LiveState, options: PlanOptions): Plan {
   const summary: PlanSummary = { create: 0, update: 0, delete: 0, drift: 0, unchanged: 0, untracked: 0 };
   const changes: PlanChange[] = [];
+  /** Managed entities no file declares, of kinds the console cannot delete. */
+  const undeletable: string[] = [];
   for (const entry of ENTITY_SCHEMAS) {
     const liveById = new Map((live.entities.get(entry.folder) ?? []).map((e) => [e.id, e]));
     const declared = new Set<string>();
@@ -161,6 +163,11 @@ export function buildPlan(desiredLabel: string, desired: readonly RepoEntity[], 
         summary.untracked++;
         continue;
       }
+      if (entry.deletable === false) {
+        summary.untracked++;
+        undeletable.push(`${entry.folder}/${id}`);
+        continue;
+      }
       summary.delete++;
       const have = live.source === 'console' ? normalizeLive(entry, current.data) : normalizeEntity(entry, current.data);
       changes.push({ kind: entry.folder, id, action: 'delete', file: current.file ?? null, fields: wholeEntityFields(entry, have, 'old') });
@@ -168,6 +175,10 @@ export function buildPlan(desiredLabel: string, desired: readonly RepoEntity[], 
   }
   changes.sort(compareChanges);
   const warnings: string[] = [...(live.warnings ?? [])];
+  if (undeletable.length > 0) {
+    const one = undeletable.length === 1;
+    warnings.push(`No file declares ${undeletable.join(', ')}, and the console has no delete for ${one ? 'its kind: it stays' : 'their kind: they stay'}; remove the ${options.prune.managedTag} tag in the console to stop managing ${one ? 'it' : 'them'}.`);
+  }
   if (summary.delete > options.prune.maxDeletes) {
     warnings.push(`${summary.delete} ${summary.delete === 1 ? 'delete exceeds' : 'deletes exceed'} prune.maxDeletes (${options.prune.maxDeletes}): apply will refuse this plan.`);
   }

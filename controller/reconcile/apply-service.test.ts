@@ -115,7 +115,7 @@ describe('applyRepo', () => {
   });
 
   it('refuses a prune above maxDeletes unless forced, and deletes managed entities in reverse dependency order', async () => {
-    for (const file of ['gates/maintenance_banner.yaml', 'dynamic_configs/search_tuning.yaml', 'prompts/support_bot.yaml', 'layers/search_layer.yaml', 'experiments/search_ranking_test.yaml', 'holdouts/search_holdout.yaml']) {
+    for (const file of ['gates/maintenance_banner.yaml', 'gates/dark_mode.yaml', 'dynamic_configs/search_tuning.yaml', 'prompts/support_bot.yaml', 'layers/search_layer.yaml', 'experiments/search_ranking_test.yaml', 'holdouts/search_holdout.yaml']) {
       await unlink(join(dir, file));
     }
     await expect(apply({ prune: true })).rejects.toThrow(/more than prune.maxDeletes/);
@@ -123,9 +123,11 @@ describe('applyRepo', () => {
     const byId = new Map(report.outcomes.map((o) => [o.id, o]));
     expect(byId.get('maintenance_banner')).toMatchObject({ action: 'delete', status: 'committed' });
     expect(byId.get('search_holdout')).toMatchObject({ action: 'delete', status: 'written' });
-    // AI configs have no delete in the console: that one fails, and nothing depends on it.
-    expect(byId.get('support_bot')).toMatchObject({ action: 'delete', status: 'failed' });
-    expect(report.ok).toBe(false);
+    // AI configs have no delete in the console: the plan leaves that one and says so.
+    expect(byId.has('support_bot')).toBe(false);
+    expect(report.plan.warnings).toContainEqual(expect.stringMatching(/^No file declares prompts\/support_bot, and the console has no delete for its kind: it stays/));
+    expect(report.replan.changes).toEqual([]);
+    expect(report.ok).toBe(true);
   });
 });
 
