@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -212,6 +213,46 @@ describe('drift policy set by the file', () => {
 
       await writeFile(file, (await readFile(file, 'utf8')).replace('drift=heal', 'drift=ignore'));
       await expect(planAgainstConsole({ desired: new FsRepoReader(repo), client: submitter })).rejects.toThrow(/does not validate/);
+    });
+  });
+});
+
+describe('drift, against the repository history', () => {
+  /** Commits the whole repository at a time (seconds since the epoch). */
+  const commitAt = (repo: string, seconds: number): void => {
+    const env = { ...process.env, GIT_AUTHOR_DATE: `@${seconds} +0000`, GIT_COMMITTER_DATE: `@${seconds} +0000` };
+    execFileSync('git', ['add', '-A'], { cwd: repo });
+    execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-qm', 'change'], { cwd: repo, env });
+  };
+
+  it('is a console edit the repository has not caught up with: a file committed after it is an update to apply', async () => {
+    await withOwnConsole('drift-history', async ({ other, url, repo }) => {
+      const now = Math.floor(Date.now() / 1000);
+      execFileSync('git', ['init', '-q'], { cwd: repo });
+      commitAt(repo, now - 3600);
+      const submitter = new ConsoleClient({ baseUrl: url, apiKey: await other.keyFor('flagops@ci.example.com', 'member') });
+      const approverKey = new ConsoleClient({ baseUrl: url, apiKey: await other.keyFor('checkout-lead@acme.example', 'member') });
+      const run = () => applyRepo({ desired: new FsRepoReader(repo), client: submitter, approver: approverKey, pollIntervalMs: 5, sleep: async () => undefined });
+      const plan = async () => (await planAgainstConsole({ desired: new FsRepoReader(repo), client: submitter })).plan.changes.map((ch) => [ch.id, ch.action]);
+      expect((await run()).ok).toBe(true);
+
+      // Edited in the console after the file's last commit: drift.
+      await other.call('PATCH', '/console/v1/gates/dark_mode', { description: 'console edit' });
+      expect(await plan()).toEqual([['dark_mode', 'drift']]);
+
+      // The edit taken into the file (as adopt does) and committed: nothing to do.
+      const file = join(repo, 'gates/dark_mode.yaml');
+      await writeFile(file, (await readFile(file, 'utf8')).replace(/^description: .*$/m, 'description: console edit'));
+      commitAt(repo, now + 60);
+      expect(await plan()).toEqual([]);
+
+      // A later edit in git is the repository moving, not the console: an update, applied.
+      await writeFile(file, (await readFile(file, 'utf8')).replace(/^description: .*$/m, 'description: v2 from git'));
+      commitAt(repo, now + 120);
+      expect(await plan()).toEqual([['dark_mode', 'update']]);
+      const report = await run();
+      expect(report.outcomes).toEqual([expect.objectContaining({ id: 'dark_mode', action: 'update', status: 'committed' })]);
+      expect((await other.call('GET', '/console/v1/gates/dark_mode')).json().data.description).toBe('v2 from git');
     });
   });
 });

@@ -1,4 +1,5 @@
 import { ENTITY_SCHEMAS } from '../../schemas/index.js';
+import { driftByTime } from '../core/drift-by-time.js';
 import { buildPlan, limitToTargets, type LiveEntity, type LiveState, type Plan } from '../core/plan.js';
 import { diagnosticFieldError } from '../core/render-diagnostics.js';
 import { InputError } from '../errors.js';
@@ -105,7 +106,10 @@ async function planWith(input: PlanInput, readLive: () => Promise<LiveState>, id
           policyOf: (folder: string, id: string) => fileDrift.get(`${folder}/${id}`) ?? driftConfig.entities[`${folder}/${id}`] ?? driftConfig.default,
         };
   if (input.targets && input.targets.length > 0) checkTargets(input.targets, repo, live);
-  const plan = buildPlan(input.desiredLabel ?? repo.label, repo.entities, live, { prune, drift });
+  let plan = buildPlan(input.desiredLabel ?? repo.label, repo.entities, live, { prune, drift });
+  const drifted = plan.changes.flatMap((change) => (change.action === 'drift' && change.file !== null ? [change.file] : []));
+  // Only drift asks git: a plan without it costs no git command.
+  if (drifted.length > 0 && input.desired.changedAt) plan = driftByTime(plan, live, await input.desired.changedAt(drifted));
   return { plan: limitToTargets(plan, input.targets ?? []), repo, live, ...(identityResult.value === undefined ? {} : { identity: identityResult.value }) };
 }
 

@@ -5,6 +5,7 @@ import { ENTITY_SCHEMAS } from '../../schemas/index.js';
 import { REPO_CONFIG_FILE, type ReadLimits } from '../../schemas/repo-config.js';
 import { InputError } from '../errors.js';
 import { decodeUtf8 } from './decode-utf8.js';
+import { gitChangeTimes } from './git-change-times.js';
 import { overFileLimit, ReadBudget, readerLimits, stopIfAborted, unreadableError } from './read-budget.js';
 import type { RepoListing, RepoProblem, RepoReadOptions, RepoReader } from './repo-reader.js';
 
@@ -161,6 +162,10 @@ export class FsRepoReader implements RepoReader {
       if (start + BATCH < paths.length) await new Promise<void>((resolve) => setImmediate(resolve));
     }
     return { texts, problems };
+  }
+
+  changedAt(paths: readonly string[]): Promise<Map<string, number>> {
+    return gitChangeTimes(this.dir, paths, Date.now());
   }
 
   async read(paths: readonly string[]): Promise<Map<string, string>> {

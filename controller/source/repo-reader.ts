@@ -52,4 +52,9 @@ export interface RepoReader {
   readWithin(paths: readonly string[], limits: ReadLimits): Promise<{ texts: Map<string, string>; problems: RepoProblem[] }>;
   /** Reads files within the reader's own limits (flags, else the defaults); throws an InputError naming every file it refuses. */
   read(paths: readonly string[]): Promise<Map<string, string>>;
+  /**
+   * When each file last changed (epoch ms), for a reader of a work tree: its newest commit, or now
+   * when it has uncommitted changes. Files it cannot tell about are absent.
+   */
+  changedAt?(paths: readonly string[]): Promise<Map<string, number>>;
 }
