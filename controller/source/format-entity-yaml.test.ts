@@ -19,6 +19,16 @@ describe('formatEntityYaml', () => {
     expect(formatEntityYaml(indented, GATES)).toMatchObject({ ok: false, problems: [{ line: 2 + MAX_DEPTH, column: MAX_DEPTH + 1 }] });
   });
 
+  it('refuses an order that would put an alias before its anchor, naming where; keeps one that does not', () => {
+    const text = 'tags: &t [a, b]\nid: gate\nname: gate\nrules:\n  - name: r\n    passPercentage: 5\n    conditions:\n      - type: user_id\n        targetValue: *t\n';
+    expect(formatEntityYaml(text, GATES)).toEqual({
+      ok: false,
+      problems: [{ line: 9, column: 22, message: 'the canonical key order puts alias *t before its anchor &t, which YAML does not allow: repeat the value here, or anchor it in a key that comes earlier' }],
+    });
+    const fine = formatEntityYaml('name: &n gate\nid: gate\ndescription: *n\n', GATES);
+    expect(fine).toEqual({ ok: true, text: 'id: gate\nname: &n gate\ndescription: *n\n' });
+  });
+
   it('refuses an alias that names no anchor, which the printer cannot print', () => {
     expect(formatEntityYaml('id: gate\ndescription: *nope\n', GATES)).toEqual({ ok: false, problems: [{ line: 2, column: 14, message: 'description: alias *nope names no anchor (&nope must be set before the alias)' }] });
   });

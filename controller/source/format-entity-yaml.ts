@@ -1,4 +1,4 @@
-import { isMap, isScalar, isSeq, visit, type Node, type Pair, type Scalar } from 'yaml';
+import { isMap, isScalar, isSeq, visit, type Alias, type Node, type Pair, type Scalar } from 'yaml';
 import type { z } from 'zod';
 import { entityFileSchema } from '../../schemas/entity-file.js';
 import type { EntitySchemaEntry } from '../../schemas/index.js';
@@ -49,7 +49,31 @@ export function formatEntityYaml(text: string, entry: EntitySchemaEntry): Format
       if (typeof node.value === 'string' && node.value.includes('\n') && node.type !== 'BLOCK_FOLDED') node.type = 'BLOCK_LITERAL';
     },
   });
+  const early = doc.contents === null ? undefined : aliasBeforeAnchor(doc.contents);
+  if (early !== undefined) {
+    const at = position(parsed.linePos(early.range?.[0] ?? 0));
+    return { ok: false, problems: [{ ...at, message: `the canonical key order puts alias *${early.source} before its anchor &${early.source}, which YAML does not allow: repeat the value here, or anchor it in a key that comes earlier` }] };
+  }
   return { ok: true, text: doc.toString(PRINT) };
+}
+
+/** The first alias that, in the order the document now prints, comes before the node it names. */
+function aliasBeforeAnchor(root: Node): Alias | undefined {
+  const anchored = new Set<string>();
+  let early: Alias | undefined;
+  visit(root, {
+    Alias(_key, node: Alias) {
+      if (!anchored.has(node.source)) {
+        early = node;
+        return visit.BREAK;
+      }
+      return undefined;
+    },
+    Node(_key, node) {
+      if (node.anchor) anchored.add(node.anchor);
+    },
+  });
+  return early;
 }
 
 const position = ({ line, col }: { line: number; col: number }): { line: number; column: number } => ({ line, column: col });
