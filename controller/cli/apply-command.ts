@@ -2,14 +2,13 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ENTITY_SCHEMAS } from '../../schemas/index.js';
 import { escapeControl } from '../core/escape-control.js';
-import { exportable } from '../core/normalize.js';
 import { renderPlanText } from '../core/render-plan-text.js';
 import { apiKeyFromEnv } from '../config.js';
 import { ConflictError, InputError } from '../errors.js';
 import { applyRepo, type ApplyEvent, type ApplyReport } from '../reconcile/apply-service.js';
 import type { ConsoleClient } from '../reconcile/console-client.js';
 import { parseSavedPlan, verifySavedPlan, type SavedPlan } from '../reconcile/saved-plan.js';
-import { adoptYaml } from '../source/adopt-yaml.js';
+import { adoptEntityFile } from '../source/adopt-entity-file.js';
 import { FsRepoReader } from '../source/fs-repo-reader.js';
 import { gitCommitOf, worktreeProblems, worktreeState } from '../source/git-worktree-state.js';
 import { readRepoConfig } from '../source/load-repo.js';
@@ -176,9 +175,7 @@ ${READ_OPTIONS_USAGE}`,
         const entry = ENTITY_SCHEMAS.find((e) => e.folder === change.kind);
         if (!entry || !change.file) throw new InputError(`Cannot adopt ${change.kind}/${change.id}: no file.`);
         const path = join(dir, change.file);
-        const text = await readFile(path, 'utf8');
-        const defaults = entry.defaults;
-        await writeFile(path, adoptYaml(text, exportable(entry, live), (key, node) => key in defaults && JSON.stringify((node as { toJSON?: () => unknown } | null)?.toJSON?.()) === JSON.stringify(defaults[key])));
+        await writeFile(path, adoptEntityFile(await readFile(path, 'utf8'), entry, live, config.prune.managedTag));
       },
     });
     if (format === 'json') {
