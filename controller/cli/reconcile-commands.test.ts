@@ -180,6 +180,7 @@ describe('flagops plan --base/--head (pull-request preview from git)', () => {
     const gate = join(config, 'gates/new_checkout.yaml');
     writeFileSync(gate, readFileSync(gate, 'utf8').replace('passPercentage: 20', 'passPercentage: 40'));
     rmSync(join(config, 'prompts/search_query_rewriter.yaml'));
+    rmSync(join(config, 'dynamic_configs/feature_limits.yaml'));
     writeFileSync(join(config, 'gates/brand_new.yaml'), 'id: brand_new\nname: Brand new\n');
     await git.add('.');
     await git.commit('head');
@@ -195,16 +196,18 @@ describe('flagops plan --base/--head (pull-request preview from git)', () => {
     expect(plan.changes.map((c: { action: string; kind: string; id: string }) => `${c.action} ${c.kind}/${c.id}`)).toEqual([
       'create gates/brand_new',
       'update gates/new_checkout',
-      'delete prompts/search_query_rewriter',
+      'delete dynamic_configs/feature_limits',
     ]);
     expect(plan.changes.find((c: { id: string }) => c.id === 'new_checkout').fields).toEqual([{ path: 'rules[name=gradual rollout].passPercentage', old: 20, new: 40 }]);
-    expect(plan.changes.find((c: { id: string }) => c.id === 'search_query_rewriter').file).toBe('prompts/search_query_rewriter.yaml');
+    expect(plan.changes.find((c: { id: string }) => c.id === 'feature_limits').file).toBe('dynamic_configs/feature_limits.yaml');
+    // The console has no delete for AI configs: the removed one stays, and the plan says so.
+    expect(plan.warnings).toContainEqual(expect.stringMatching(/^No file declares prompts\/search_query_rewriter, and the console has no delete for its kind/));
   });
 
   it('without --prune a removed file is left alone', async () => {
     const run = await flagops(['plan', config, '--base', 'HEAD~1', '--head', 'HEAD', '--format', 'json'], {});
     const plan = JSON.parse(run.stdout);
-    expect(plan.summary).toMatchObject({ create: 1, update: 1, delete: 0, untracked: 1 });
+    expect(plan.summary).toMatchObject({ create: 1, update: 1, delete: 0, untracked: 2 });
   });
 
   it('compares the working tree with a ref when --head is left out', async () => {
@@ -216,7 +219,7 @@ describe('flagops plan --base/--head (pull-request preview from git)', () => {
       expect(run.code).toBe(2);
       expect(run.stdout).toContain('~ gates/dark_mode (gates/dark_mode.yaml)');
       expect(run.stdout).toContain('~ description: Dark colour scheme for the web shop. → Dark colours.');
-      expect(run.stdout).toContain('Plan: 0 to create, 1 to update, 0 to delete, 0 drifted, 31 unchanged.');
+      expect(run.stdout).toContain('Plan: 0 to create, 1 to update, 0 to delete, 0 drifted, 30 unchanged.');
     } finally {
       writeFileSync(gate, before);
     }
