@@ -5,7 +5,6 @@ import { ENTITY_SCHEMAS } from '../../schemas/index.js';
 import { REPO_CONFIG_FILE, type ReadLimits } from '../../schemas/repo-config.js';
 import { InputError } from '../errors.js';
 import { decodeUtf8 } from './decode-utf8.js';
-import { gitChangeTimes } from './git-change-times.js';
 import { overFileLimit, ReadBudget, readerLimits, stopIfAborted, unreadableError } from './read-budget.js';
 import type { RepoListing, RepoProblem, RepoReadOptions, RepoReader } from './repo-reader.js';
 
@@ -164,7 +163,9 @@ export class FsRepoReader implements RepoReader {
     return { texts, problems };
   }
 
-  changedAt(paths: readonly string[]): Promise<Map<string, number>> {
+  async changedAt(paths: readonly string[]): Promise<Map<string, number>> {
+    // Loaded on use: validate and fmt read files through this reader and never need git.
+    const { gitChangeTimes } = await import('./git-change-times.js');
     return gitChangeTimes(this.dir, paths, Date.now());
   }
 
