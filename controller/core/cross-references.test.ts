@@ -72,6 +72,22 @@ describe('crossReferenceIssues', () => {
     ]);
   });
 
+  it("warns on each allocation of a layer whose experiments ask for more than 100% (the default allocation is 100), not on one that fits", () => {
+    const layer = entity('layers', 'layer', 'lay', {});
+    const a = entity('experiments', 'experiment', 'a', { layerID: 'lay', allocation: 60 });
+    const b = entity('experiments', 'experiment', 'b', { layerID: 'lay', allocation: 50 });
+    const message = 'the experiments of layers/lay ask for 110% in all (a 60%, b 50%): the console refuses the one that passes 100%, counting those that have not concluded';
+    expect(crossReferenceIssues([layer, a, b])).toEqual([
+      { file: 'experiments/a.yaml', property: 'allocation', message, code: 'reference', severity: 'warning' },
+      { file: 'experiments/b.yaml', property: 'allocation', message, code: 'reference', severity: 'warning' },
+    ]);
+    expect(crossReferenceIssues([layer, a, { ...b, data: { ...b.data, allocation: 40 } }])).toEqual([]);
+    const unset = entity('experiments', 'experiment', 'c', { layerID: 'lay' });
+    expect(crossReferenceIssues([layer, a, unset]).map((i) => i.message)).toEqual([expect.stringContaining('ask for 160% in all (a 60%, c 100%)'), expect.stringContaining('160%')]);
+    // Experiments outside any layer share nothing.
+    expect(crossReferenceIssues([entity('experiments', 'experiment', 'x', {}), entity('experiments', 'experiment', 'y', {})])).toEqual([]);
+  });
+
   it('never reads references or environments inside default values, return values, parameter values or metadata', () => {
     const config = entity('dynamic_configs', 'dynamic_config', 'dc', {
       defaultValue: lookalike,

@@ -250,5 +250,40 @@ export function crossReferenceIssues(entities: readonly RepoEntity[], environmen
       });
     }
   }
+  issues.push(...layerAllocationIssues(byFolder.get('experiments') ?? new Map(), byFolder.get('layers') ?? new Map()));
+  return issues;
+}
+
+/**
+ * The console refuses an experiment whose allocation, with the other experiments of its layer that
+ * have not concluded, passes 100%. Whether one has concluded is the console's to know (files carry no
+ * status), so a layer whose declared experiments ask for more than 100% in all is a warning, on each
+ * of their allocations.
+ */
+function layerAllocationIssues(experiments: ReadonlyMap<string, RepoEntity>, layers: ReadonlyMap<string, RepoEntity>): Issue[] {
+  const byLayer = new Map<string, RepoEntity[]>();
+  for (const experiment of experiments.values()) {
+    const layerID = experiment.data['layerID'];
+    if (typeof layerID !== 'string' || !layers.has(layerID)) continue;
+    let members = byLayer.get(layerID);
+    if (!members) byLayer.set(layerID, (members = []));
+    members.push(experiment);
+  }
+  const issues: Issue[] = [];
+  for (const [layerID, members] of byLayer) {
+    const allocations = members.map((e) => ({ e, allocation: fieldOf(e, 'allocation') })).filter((m): m is { e: RepoEntity; allocation: number } => typeof m.allocation === 'number');
+    const total = allocations.reduce((sum, m) => sum + m.allocation, 0);
+    if (allocations.length < 2 || total <= 100 + 1e-9) continue;
+    const shares = allocations.map((m) => `${m.e.id} ${m.allocation}%`).join(', ');
+    for (const { e } of allocations) {
+      issues.push({
+        file: e.file,
+        property: 'allocation',
+        message: `the experiments of layers/${layerID} ask for ${total}% in all (${shares}): the console refuses the one that passes 100%, counting those that have not concluded`,
+        code: 'reference',
+        severity: 'warning',
+      });
+    }
+  }
   return issues;
 }
