@@ -9,7 +9,7 @@ import { loadRepo } from './load-repo.js';
 
 const FIXTURES = fileURLToPath(new URL('./__fixtures__/invalid/', import.meta.url));
 
-type Expected = [file: string, line: number, property: string, code: IssueCode, message?: RegExp];
+type Expected = [file: string, line: number, property: string, code: IssueCode, message?: RegExp, severity?: 'error' | 'warning'];
 
 /**
  * One fixture repository per validation error (controller/source/__fixtures__/invalid/<case>/):
@@ -79,6 +79,11 @@ const CASES: Record<string, Expected[]> = {
   ],
   'environment-unknown': [['gates/envs.yaml', 7, 'rules[0].environments[0]', 'environment', /did you mean 'production'/]],
   'repo-config-unknown-key': [['flagops.yaml', 3, 'console.apiKeyenv', 'repo-config', /did you mean 'apiKeyEnv'/]],
+  'repo-config-drift-entities': [
+    ['flagops.yaml', 3, 'drift.entities.gate/abc', 'repo-config', /names the folder 'gate', which is no kind folder \(did you mean 'gates'\?\)/],
+    ['flagops.yaml', 4, 'drift.entities.gates/abd', 'repo-config', /names gates\/abd, which no file of the repository declares: the policy applies to nothing \(did you mean 'gates\/abc'\?\)/, 'warning'],
+    ['flagops.yaml', 6, 'drift.entities.gates/nothing_like_it', 'repo-config', /which no file of the repository declares: the policy applies to nothing$/, 'warning'],
+  ],
   'repo-config-bad-value': [
     ['flagops.yaml', 2, 'prune.maxDeletes', 'repo-config'],
     ['flagops.yaml', 4, 'drift.default', 'repo-config'],
@@ -104,7 +109,7 @@ describe('flagops validate fixtures', () => {
         if (pattern) expect(d.message).toMatch(pattern);
         if (name === 'json5-invalid') expect(d.column).toBe(10);
         expect(d.column).toBeGreaterThanOrEqual(1);
-        expect(d.severity).toBe(name === 'file-warnings' ? 'warning' : 'error');
+        expect(d.severity).toBe(expected[i]?.[5] ?? (name === 'file-warnings' ? 'warning' : 'error'));
       });
     });
   }
