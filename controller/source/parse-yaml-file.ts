@@ -28,12 +28,14 @@ function nodeAt(doc: Document, property: string, at: 'key' | 'value' | undefined
   return { offset, node };
 }
 
+const BLOCK_POSITION = / at (\d+):(\d+)$/;
+
 /**
  * A JSON5 error inside a literal block (`defaultValueJson5: |`) names a line and column of the
  * block's text ("at 3:7"): translated to the file's line and column, else the block itself.
  */
 function insideBlock(node: unknown, message: string, text: string, linePos: (offset: number) => { line: number; col: number }): { line: number; col: number } | undefined {
-  const match = / at (\d+):(\d+)$/.exec(message);
+  const match = BLOCK_POSITION.exec(message);
   if (!match || !isScalar(node) || node.type !== 'BLOCK_LITERAL' || !node.range) return undefined;
   const header = linePos(node.range[0]).line;
   const lines = text.split('\n');
@@ -129,7 +131,10 @@ export function parseYamlFileFully(file: string, source: string): ParsedYamlFile
         return { ...issue, line, column: col };
       }
       const { offset, node } = nodeAt(doc, issue.property, issue.at);
-      const { line, col } = insideBlock(node, issue.message, text, linePos) ?? linePos(offset);
+      const inside = insideBlock(node, issue.message, text, linePos);
+      // Placed at the file's line and column, the block's own "at 3:7" would read as a second, wrong position.
+      if (inside) return { ...issue, message: issue.message.replace(BLOCK_POSITION, ''), line: inside.line, column: inside.col };
+      const { line, col } = linePos(offset);
       return { ...issue, line, column: col };
     },
   };
