@@ -164,6 +164,7 @@ export class AuthService {
   /** Creates a custom role; 409 when the name exists. Permissions are de-duplicated. */
   createRole(name: string, permissions: readonly string[]): Promise<RoleRecord> {
     return this.deps.store.transaction(async (tx) => {
+      await tx.lock?.(`role:${name}`);
       if (await tx.roles.get(name)) throw new ConflictError(`Role ${name} already exists.`);
       const created = { name, permissions: [...new Set(permissions)], builtin: false };
       await tx.roles.upsert(created);
@@ -174,6 +175,7 @@ export class AuthService {
   /** Replaces a role's permissions; the admin role keeps every permission. */
   updateRole(name: string, permissions: readonly string[]): Promise<RoleRecord> {
     return this.deps.store.transaction(async (tx) => {
+      await tx.lock?.(`role:${name}`);
       const existing = await tx.roles.get(name);
       if (!existing) throw new NotFoundError('Role not found.');
       if (name === 'admin') throw new ConflictError('The admin role keeps every permission; create a custom role instead.');
@@ -192,6 +194,7 @@ export class AuthService {
   /** Deletes a custom role that no user holds; built-in roles stay. */
   async deleteRole(name: string): Promise<void> {
     await this.deps.store.transaction(async (tx) => {
+      await tx.lock?.(`role:${name}`);
       const existing = await tx.roles.get(name);
       if (!existing) throw new NotFoundError('Role not found.');
       if (existing.builtin) throw new ConflictError(`Role ${name} is built in and cannot be deleted.`);
@@ -204,6 +207,8 @@ export class AuthService {
   }
 
   private async assertRole(tx: StoreRepos, role: string): Promise<void> {
+    // Held to the end: a role deleted meanwhile would leave the user holding no role.
+    await tx.lock?.(`role:${role}`);
     if (!(await tx.roles.get(role))) throw new InputError('Unknown role.', [{ property: 'role', errorMessage: `unknown role '${role}'` }]);
   }
 
@@ -235,6 +240,8 @@ export class AuthService {
       ...apps,
     };
     assertCallerCoversKey(caller, key, 'create');
+    // Two keys for one new user on two replicas would both create the user, each with its own role.
+    await tx.lock?.(`user:${userEmail}`);
     const user = await tx.auth.getUser(userEmail);
     if (input.role === undefined) {
       if (!user) throw new InputError('Invalid key.', [{ property: 'userEmail', errorMessage: `unknown user '${userEmail}'; a ${type} key belongs to an existing user` }]);
@@ -287,6 +294,9 @@ export class AuthService {
 
   /** The key with that id, when `caller` (absent: unrestricted) may manage it. */
   private async requireKey(repos: StoreRepos, id: string, caller?: Actor, what = 'change'): Promise<KeyRecord> {
+    // In a transaction, the key is held until it ends: a deactivation or rotation on one replica and
+    // an edit of the same key on another would otherwise each write back what it read, and undo the other.
+    await repos.lock?.(`key:${id}`);
     const key = await repos.auth.getKey(id);
     if (!key) throw new NotFoundError('Key not found.');
     assertCallerCoversKey(caller, key, what);
@@ -311,6 +321,7 @@ export class AuthService {
       };
       assertCallerCoversKey(caller, updated, 'change');
       if (patch.role !== undefined) {
+        await tx.lock?.(`user:${key.userEmail}`);
         await this.assertRole(tx, patch.role);
         const user = await tx.auth.getUser(key.userEmail);
         await tx.auth.upsertUser({ email: key.userEmail, role: patch.role, createdTime: user?.createdTime ?? this.deps.clock() });

@@ -280,6 +280,35 @@ describe('two replicas on one PostgreSQL database', () => {
     expect(await deliveringPid(review)).toBeUndefined();
   }, 60_000);
 
+  it('settle read-then-write races on keys, users, roles and settings as one console would', async () => {
+    const [a, b] = await startReplicas();
+    for (let round = 0; round < 8; round++) {
+      // A deactivation and an edit of the same key, one on each replica: the key ends deactivated.
+      const created = await api(a.url, 'POST', '/console/v1/keys', { description: `k${round}`, userEmail: `k${round}@example.com`, role: 'member' });
+      const id = String(dataOf(created)['id']);
+      const secret = String(dataOf(created)['key']);
+      const [off, edit] = await Promise.all([api(a.url, 'PATCH', `/console/v1/keys/${id}/deactivate`), api(b.url, 'PATCH', `/console/v1/keys/${id}`, { description: 'edited' })]);
+      expect([off.status, edit.status]).toEqual([200, 200]);
+      expect(dataOf(await api(b.url, 'GET', `/console/v1/keys/${id}`))).toMatchObject({ isActive: false, description: 'edited' });
+      expect((await api(a.url, 'GET', '/console/v1/whoami', undefined, secret)).status).toBe(401);
+
+      // Two settings updates of different fields: both fields are kept.
+      const [url, message] = await Promise.all([
+        api(a.url, 'POST', '/console/v1/settings/precommit_webhook', { webhookURL: `http://127.0.0.1:9/hook${round}`, webhookKey: 'k' }),
+        api(b.url, 'POST', '/console/v1/settings/precommit_webhook', { initialMessage: `m${round}` }),
+      ]);
+      expect([url.status, message.status]).toEqual([200, 200]);
+      expect(dataOf(await api(a.url, 'GET', '/console/v1/settings/precommit_webhook'))).toMatchObject({ webhookURL: `http://127.0.0.1:9/hook${round}`, initialMessage: `m${round}` });
+      expect((await api(a.url, 'POST', '/console/v1/settings/precommit_webhook', { webhookURL: '' })).status).toBe(200);
+
+      // The same new role, and a new user with two roles, created at once: one wins, the other is a 409.
+      const roles = await Promise.all([a, b].map((r, i) => api(r.url, 'POST', '/console/v1/roles', { name: `role${round}`, permissions: i === 0 ? ['read'] : ['read', 'write'] })));
+      expect(roles.map((r) => r.status).sort()).toEqual([201, 409]);
+      const keys = await Promise.all(['member', 'read_only'].map((role, i) => api([a, b][i]!.url, 'POST', '/console/v1/keys', { description: 'u', userEmail: `u${round}@example.com`, role })));
+      expect(keys.map((r) => r.status).sort()).toEqual([201, 409]);
+    }
+  });
+
   it('kill -9 under write load: no acknowledged write is lost', async () => {
     const [a, b] = await startReplicas();
     const proxy = await startRoundRobinProxy([a.url, b.url]);

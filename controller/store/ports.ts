@@ -266,6 +266,13 @@ export interface StoreRepos {
   roles: RoleRepo;
   settings: SettingsRepo;
   reviews: ReviewRepo;
+  /**
+   * Inside a transaction: holds `name` until the transaction ends, so transactions that take the same
+   * name run one after the other and each reads what the previous one committed — also where the row
+   * it guards does not exist yet (a user, role or setting about to be created). Absent where
+   * transactions never overlap (SQLite's are serial). Take several names in the order key, user, role.
+   */
+  lock?(name: string): Promise<void>;
 }
 
 /**

@@ -49,6 +49,8 @@ export class SettingsService {
     const parsed = parseWith(ReviewsSettingsSchema, body ?? {});
     if (!parsed.ok) throw new InputError('Invalid review settings.', parsed.errors);
     return this.deps.store.transaction(async (tx) => {
+      // Updates merge into what they read: two at once on two replicas must not each keep only their own.
+      await tx.lock?.(`settings:${REVIEWS}`);
       const before = await this.reviews(tx);
       // A write that changes nothing leaves no audit row (as for every other no-op write).
       if (before.is_config_review_required === parsed.value.is_config_review_required) return parsed.value;
@@ -74,6 +76,8 @@ export class SettingsService {
     if (!parsed.ok) throw new InputError('Invalid pre-commit webhook settings.', parsed.errors);
     const update = parsed.value;
     return this.deps.store.transaction(async (tx) => {
+      // Fields left out keep what this reads: a concurrent update on another replica must come first or after, whole.
+      await tx.lock?.(`settings:${WEBHOOK}`);
       const before = await this.webhookTarget(tx);
       const after: WebhookTarget = {
         url: update.webhookURL ?? before.url,

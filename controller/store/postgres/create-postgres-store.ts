@@ -74,6 +74,8 @@ function repos(ctx: PgContext): StoreRepos {
     roles: new PgRoleRepo(ctx),
     settings: new PgSettingsRepo(ctx),
     reviews: new PgReviewRepo(ctx),
+    // A transaction-scoped advisory lock: it also guards rows that do not exist yet, which FOR UPDATE cannot.
+    ...(ctx.locking ? { lock: async (name: string) => void (await ctx.db.query('SELECT pg_advisory_xact_lock(hashtext($1))', [name], 'flagops_lock')) } : {}),
   };
 }
 

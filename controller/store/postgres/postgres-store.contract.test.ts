@@ -345,6 +345,22 @@ describe('PostgreSQL store', () => {
       expect((await Promise.all([write(a), write(b)])).sort()).toEqual(['conflict', 'written']);
     });
 
+    it('a lock serializes transactions on one name across replicas, also before the row it guards exists', async () => {
+      const a = await opened();
+      const b = await opened();
+      const create = (store: Store, permission: string) =>
+        store.transaction(async (tx) => {
+          await tx.lock?.('role:racing');
+          if (await tx.roles.get('racing')) return 'conflict';
+          await delay(50);
+          await tx.roles.upsert({ name: 'racing', permissions: [permission], builtin: false });
+          return 'created';
+        });
+      expect((await Promise.all([create(a, 'read'), create(b, 'write')])).sort()).toEqual(['conflict', 'created']);
+      // Outside a transaction there is nothing to hold.
+      expect(a.lock).toBeUndefined();
+    });
+
     it('one decision per review across replicas', async () => {
       const a = await opened();
       const b = await opened();
