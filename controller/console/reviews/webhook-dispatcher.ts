@@ -61,6 +61,8 @@ interface Job {
   deliveryTaken?: boolean;
   /** This replica holds the delivery lease (always, on a store without leases). */
   leased: boolean;
+  /** A claim of the lease is on its way: a sweep meanwhile must not claim (and deliver) a second time. */
+  claiming?: boolean;
   leaseTimer?: NodeJS.Timeout;
   /** Whether the review still needs its webhook delivered (no successful delivery recorded yet). */
   undelivered: boolean;
@@ -133,7 +135,7 @@ export class WebhookDispatcher implements ValidationQueue {
     for (const review of pending) {
       const job = this.jobs.get(review.id);
       if (!job) this.schedule(review);
-      else if (!job.leased && job.undelivered && review.validation?.deliveredTime === null) void this.claim(review.id, job);
+      else if (!job.leased && !job.claiming && job.undelivered && review.validation?.deliveredTime === null) void this.claim(review.id, job);
     }
     // Decided or expired through another replica: stop watching.
     for (const id of [...this.jobs.keys()]) if (!ids.has(id)) this.settle(id, true);
@@ -176,17 +178,22 @@ export class WebhookDispatcher implements ValidationQueue {
   private async claim(reviewId: string, job: Job, fresh?: Pending): Promise<void> {
     const { leases } = this.deps.store;
     if (leases) {
+      if (job.claiming || job.leased) return;
       let got = false;
+      job.claiming = true;
       try {
         got = await leases.acquire(leaseName(reviewId), this.owner, this.leaseMs);
       } catch (error) {
         this.deps.log('webhook lease failed', { review: reviewId, error: describePostError(error) });
+      } finally {
+        job.claiming = false;
       }
       if (!got || job.settled || this.stopped) {
         if (got) void leases.release(leaseName(reviewId), this.owner).catch(() => undefined);
         return;
       }
       job.leased = true;
+      clearInterval(job.leaseTimer);
       job.leaseTimer = setInterval(() => {
         leases.acquire(leaseName(reviewId), this.owner, this.leaseMs).then(
           (kept) => {
