@@ -49,7 +49,15 @@ export const FreezeWindowSchema = z
     to: HhMmSchema.optional().describe('Weekly freeze: end time HH:MM (UTC); 24:00 when left out.'),
     reason: z.string().optional().describe('Shown when a change is refused.'),
   })
-  .describe('A period in which the bridge refuses changes: absolute (start/end) or weekly (days, from, to).');
+  .superRefine((w, ctx) => {
+    const absolute = w.start !== undefined || w.end !== undefined;
+    const weekly = w.days !== undefined || w.from !== undefined || w.to !== undefined;
+    // A window of neither kind would never be active, one of both would be read as absolute alone: a team would believe itself frozen.
+    if (!absolute && !weekly) ctx.addIssue({ code: 'custom', message: 'sets no period: give start and/or end (an absolute freeze), or days, from and/or to (a weekly one)' });
+    if (absolute && weekly) ctx.addIssue({ code: 'custom', message: 'mixes an absolute freeze (start, end) with a weekly one (days, from, to): make them two windows' });
+    if (w.days !== undefined && w.days.length === 0) ctx.addIssue({ code: 'custom', path: ['days'], message: 'is empty: the window would never be active; leave days out for every day' });
+  })
+  .describe('A period in which the bridge refuses changes: absolute (start/end) or weekly (days, from, to; every day when days is left out; past midnight when to is not after from).');
 
 export const BridgeSettingsSchema = z
   .strictObject({

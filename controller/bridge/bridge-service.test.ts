@@ -142,6 +142,17 @@ describe('BridgeService', () => {
     expect(verdict.message).toMatch(/differs in rules/);
   });
 
+  it("rejects a config_type that only an object's prototype knows, and a protected experiment's lifecycle change", async () => {
+    for (const [i, type] of ['constructor', '__proto__', 'toString'].entries()) {
+      const verdict = await bridge().handle(payload({ review_id: `p${i}`, config_type: type, config_name: 'ghost', new_config: null }));
+      expect(verdict).toMatchObject({ validated: false, message: `Rejected: unknown config_type '${type}'` });
+    }
+    await commitFile('experiments/exp.yaml', 'id: exp\n');
+    policies = { protectedEntities: ['experiments/exp'] };
+    const start = payload({ review_id: 'start', config_type: 'experiment', config_name: undefined, experiment_name: 'exp', type: 'start_experiment', old_config: undefined, new_config: undefined });
+    expect(await bridge().handle(start)).toMatchObject({ validated: false, message: 'Rejected by policy: experiments/exp is protected by policy: change it outside the webhook flow.' });
+  });
+
   it('rejects an entity absent from git and approves a delete of one', async () => {
     expect((await bridge().handle(payload({ config_name: 'ghost', review_id: 'r2' }))).validated).toBe(false);
     expect((await bridge().handle(payload({ config_name: 'ghost', review_id: 'r3', new_config: null }))).validated).toBe(true);

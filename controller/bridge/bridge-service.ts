@@ -1,5 +1,5 @@
 import { policyViolations, type BridgePolicies } from '../core/bridge-policies.js';
-import { UpstreamError } from '../errors.js';
+import { InputError, UpstreamError } from '../errors.js';
 import { appliedCommitOf } from './applied-commit.js';
 
 /** The pre-commit webhook payload of the spec ("Events"). */
@@ -18,6 +18,9 @@ export interface PrecommitPayload {
   old_experiment?: Record<string, unknown> | null;
   new_experiment?: Record<string, unknown> | null;
 }
+
+/** flagops.yaml at the head does not validate: its bridge policies cannot be known, so nothing is approved. */
+export class InvalidPoliciesError extends InputError {}
 
 /** What the repository declares for one entity at the configured branch's HEAD. */
 export interface DesiredState {
@@ -115,7 +118,8 @@ export class BridgeService {
 
   private async run(payload: PrecommitPayload): Promise<Verdict> {
     const { deps } = this;
-    const folder = FOLDERS[payload.config_type];
+    // Own keys only: a config_type such as `constructor` must not find a folder on the prototype.
+    const folder = Object.hasOwn(FOLDERS, payload.config_type) ? FOLDERS[payload.config_type] : undefined;
     const id = payload.config_name ?? payload.experiment_name ?? '';
     const deciding = folder === undefined ? Promise.resolve(reject(`unknown config_type '${payload.config_type}'`)) : this.verdict(payload, folder, id);
     const progress = this.progressUnlessDecided(payload.review_id, `flagops bridge: checking ${folder ?? payload.config_type}/${id} against git…`, deciding);
@@ -185,6 +189,7 @@ export class BridgeService {
     try {
       state = await deps.source.read(folder, id);
     } catch (error) {
+      if (error instanceof InvalidPoliciesError) return reject(describe(error));
       if (!(error instanceof UpstreamError)) return reject(`the repository's file for ${folder}/${id} is invalid: ${describe(error)}`);
       return this.gitFailure(error);
     }

@@ -1,6 +1,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { z } from 'zod';
+import { escapeControl } from '../core/escape-control.js';
 import { parseWith } from '../core/zod-errors.js';
 import type { BridgeService, PrecommitPayload } from './bridge-service.js';
 
@@ -43,7 +44,8 @@ export function buildBridgeApp(deps: { service: BridgeService; webhookKey: strin
     const parsed = parseWith(PayloadSchema, request.body);
     if (!parsed.ok) return reply.status(400).send({ status: 400, message: 'Invalid pre-commit webhook payload.', errors: parsed.errors });
     const payload = parsed.value as PrecommitPayload;
-    void deps.service.handle(payload).catch((error: unknown) => request.log.error({ err: error, review: payload.review_id }, 'bridge decision failed'));
+    // The review id comes from the sender: escaped, as every text the bridge prints (JSON logs leave bidi and C1 characters raw).
+    void deps.service.handle(payload).catch((error: unknown) => request.log.error({ err: error, review: escapeControl(payload.review_id) }, 'bridge decision failed'));
     return reply.status(202).send({ message: 'Received; the decision follows through change_validation.', reviewID: payload.review_id });
   });
   app.get('/health', async () => ({ status: 'ok' }));

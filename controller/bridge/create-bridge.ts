@@ -3,6 +3,8 @@ import { parse } from 'yaml';
 import { ENTITY_SCHEMAS } from '../../schemas/index.js';
 import { RepoConfigSchema } from '../../schemas/repo-config.js';
 import { differencesFromFile } from '../core/plan.js';
+import { parseWith } from '../core/zod-errors.js';
+import { InputError } from '../errors.js';
 import type { ConsoleClient } from '../reconcile/console-client.js';
 import { parseEntityText } from '../source/load-repo.js';
 import { BridgeService, type DesiredState } from './bridge-service.js';
@@ -35,7 +37,11 @@ export function createBridge(options: BridgeOptions): { app: FastifyInstance; se
     branch: options.branch,
     subdir: options.subdir,
     parse: parseEntityText,
-    parsePolicies: (text) => RepoConfigSchema.parse(parse(text) ?? {}).bridge,
+    parsePolicies: (text) => {
+      const parsed = parseWith(RepoConfigSchema, parse(text) ?? {});
+      if (!parsed.ok) throw new InputError('flagops.yaml is invalid.', parsed.errors);
+      return parsed.value.bridge;
+    },
   });
   const service = new BridgeService({
     source,

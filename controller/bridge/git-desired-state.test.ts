@@ -3,13 +3,15 @@
  * read of the repository per head, and failures that are not remembered.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleGit } from 'simple-git';
 import { parse } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { UpstreamError } from '../errors.js';
+import { InputError, UpstreamError } from '../errors.js';
 import { GitRepoReader } from '../source/git-source.js';
+import { InvalidPoliciesError } from './bridge-service.js';
 import { GitDesiredState } from './git-desired-state.js';
 
 let dir: string;
@@ -206,5 +208,40 @@ describe('GitDesiredState', () => {
     expect(bad.status).toBe('rejected');
     expect(bad.status === 'rejected' && bad.reason instanceof UpstreamError).toBe(false);
     expect(good).toMatchObject({ status: 'fulfilled', value: { entity: { id: 'good' } } });
+  });
+
+  it('stops a fetch from a remote that never answers: an UpstreamError, and the next decision is not held by it', async () => {
+    await commit({ 'gates/a.yaml': 'id: a\n' });
+    // Accepts connections and never answers, as a blackholed host does.
+    const sockets = new Set<Socket>();
+    const blackhole = createServer((socket) => void sockets.add(socket));
+    await new Promise<void>((resolve) => blackhole.listen(0, '127.0.0.1', resolve));
+    const { port } = blackhole.address() as AddressInfo;
+    try {
+      await simpleGit(dir).addRemote('origin', `http://127.0.0.1:${port}/flags.git`);
+      const state = new GitDesiredState({ repoDir: dir, branch: 'main', parse: (text) => parse(text) as Record<string, unknown>, fetchTimeoutMs: 300 });
+      const started = Date.now();
+      await expect(state.read('gates', 'a')).rejects.toBeInstanceOf(UpstreamError);
+      await expect(state.read('gates', 'a')).rejects.toBeInstanceOf(UpstreamError);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => blackhole.close(resolve));
+    }
+  });
+
+  it('names flagops.yaml and the commit when its policies do not validate', async () => {
+    const head = await commit({ 'flagops.yaml': 'bridge: { maxPassPercentageStep: 250 }\n', 'gates/a.yaml': 'id: a\n' });
+    const state = new GitDesiredState({
+      repoDir: dir,
+      branch: 'main',
+      parse: (text) => parse(text) as Record<string, unknown>,
+      parsePolicies: () => {
+        throw new InputError('flagops.yaml is invalid.', [{ property: 'bridge.maxPassPercentageStep', errorMessage: 'must be between 0 and 100' }]);
+      },
+    });
+    const failure = await state.read('gates', 'a').catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(InvalidPoliciesError);
+    expect(failure).toMatchObject({ message: `flagops.yaml at ${head.slice(0, 12)} on main is invalid, so its bridge policies are unknown`, errors: [{ property: 'bridge.maxPassPercentageStep', errorMessage: 'must be between 0 and 100' }] });
   });
 });

@@ -4,10 +4,10 @@ import { isAbsolute, join, posix } from 'node:path';
 import { promisify } from 'node:util';
 import { simpleGit, type SimpleGit } from 'simple-git';
 import { deepFreeze } from '../core/deep-freeze.js';
-import { UpstreamError } from '../errors.js';
+import { InputError, UpstreamError } from '../errors.js';
 import type { BridgePolicies } from '../core/bridge-policies.js';
 import { GitRepoReader } from '../source/git-source.js';
-import type { DesiredState, DesiredStateSource } from './bridge-service.js';
+import { InvalidPoliciesError, type DesiredState, type DesiredStateSource } from './bridge-service.js';
 
 export interface GitDesiredStateOptions {
   /** A clone (or the origin itself) of the config repository. */
@@ -21,7 +21,14 @@ export interface GitDesiredStateOptions {
   parsePolicies?: (text: string) => BridgePolicies;
   /** Fetch the branch from `origin` before reading, when the clone has that remote. */
   fetch?: boolean;
+  /**
+   * A fetch that sends nothing for this long is stopped and counts as a git failure (default 30 s):
+   * a remote that accepts the connection and never answers would otherwise hold every decision.
+   */
+  fetchTimeoutMs?: number;
 }
+
+const DEFAULT_FETCH_TIMEOUT_MS = 30_000;
 
 const execFileAsync = promisify(execFile);
 
@@ -50,8 +57,12 @@ export class GitDesiredState implements DesiredStateSource {
   /** flagops.yaml's policies by commit: parsed once, not once per decision. */
   private readonly policies = new Map<string, BridgePolicies | undefined>();
 
+  /** Runs the fetch, bounded in time: killed when git sends nothing for fetchTimeoutMs. */
+  private readonly fetcher: SimpleGit;
+
   constructor(private readonly options: GitDesiredStateOptions) {
     this.git = simpleGit(options.repoDir);
+    this.fetcher = simpleGit({ baseDir: options.repoDir, timeout: { block: options.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS } });
   }
 
   /**
@@ -87,7 +98,7 @@ export class GitDesiredState implements DesiredStateSource {
    */
   private async resolveHead(): Promise<string> {
     const useRemote = this.options.fetch !== false && (await this.hasOrigin());
-    if (useRemote) await this.git.fetch('origin', this.options.branch);
+    if (useRemote) await this.fetcher.fetch('origin', this.options.branch);
     const ref = useRemote ? `origin/${this.options.branch}` : this.options.branch;
     const loose = await this.looseRef(useRemote ? `refs/remotes/origin/${this.options.branch}` : `refs/heads/${this.options.branch}`);
     return loose ?? (await this.git.revparse([`${ref}^{commit}`])).trim();
@@ -174,7 +185,14 @@ export class GitDesiredState implements DesiredStateSource {
     const files = await this.files(commit);
     if (!this.policies.has(commit)) {
       const configText = files.get('flagops.yaml')?.text;
-      this.policies.set(commit, configText !== undefined && this.options.parsePolicies ? this.options.parsePolicies(configText) : undefined);
+      let policies: BridgePolicies | undefined;
+      try {
+        policies = configText !== undefined && this.options.parsePolicies ? this.options.parsePolicies(configText) : undefined;
+      } catch (error) {
+        const fields = error instanceof InputError ? error.errors : [{ property: '', errorMessage: (error as Error).message }];
+        throw new InvalidPoliciesError(`${posix.join(this.options.subdir ?? '', 'flagops.yaml')} at ${commit.slice(0, 12)} on ${this.options.branch} is invalid, so its bridge policies are unknown`, fields);
+      }
+      this.policies.set(commit, policies);
       if (this.policies.size > 2) this.policies.delete(this.policies.keys().next().value as string);
     }
     const policies = this.policies.get(commit);

@@ -40,4 +40,37 @@ describe('policyViolations', () => {
     expect(activeFreeze([{ days: ['mon'], from: '11:00', to: '13:00' }], monday)).toBeDefined();
     expect(activeFreeze([{ days: ['mon'], from: '13:00', to: '14:00' }], monday)).toBeUndefined();
   });
+
+  it('runs a weekly window past midnight when to is not after from, and every day when it names no days', () => {
+    const at = (iso: string) => Date.parse(iso);
+    const night = { days: ['fri', 'sat'] as ('fri' | 'sat')[], from: '22:00', to: '06:00' };
+    // 2026-11-27 is a Friday.
+    expect(activeFreeze([night], at('2026-11-27T23:00:00Z'))).toBeDefined();
+    expect(activeFreeze([night], at('2026-11-28T01:00:00Z'))).toBeDefined(); // Friday's night
+    expect(activeFreeze([night], at('2026-11-29T05:59:00Z'))).toBeDefined(); // Saturday's night
+    expect(activeFreeze([night], at('2026-11-29T06:00:00Z'))).toBeUndefined();
+    expect(activeFreeze([night], at('2026-11-27T21:59:00Z'))).toBeUndefined();
+    expect(activeFreeze([night], at('2026-11-27T01:00:00Z'))).toBeUndefined(); // Thursday's night: not listed
+    expect(activeFreeze([{ from: '00:00', to: '23:59' }], monday)).toBeDefined();
+    expect(activeFreeze([{ to: '11:00' }], monday)).toBeUndefined();
+    expect(activeFreeze([{ from: '11:00' }], monday)).toBeDefined();
+    expect(activeFreeze([{ reason: 'nothing' }], monday)).toBeUndefined();
+  });
+
+  it('allows a rise of exactly the step, whatever binary floating point makes of it', () => {
+    for (const from of [3.3, 3.8, 4.3, 5.3]) {
+      const stepped = change({ oldConfig: { rules: [{ name: 'r', passPercentage: from }] }, newConfig: { rules: [{ name: 'r', passPercentage: Math.round((from + 5) * 10) / 10 }] } });
+      expect(policyViolations(stepped, { maxPassPercentageStep: 5 }, monday)).toEqual([]);
+    }
+    const over = change({ oldConfig: { rules: [{ name: 'r', passPercentage: 3.3 }] }, newConfig: { rules: [{ name: 'r', passPercentage: 8.4 }] } });
+    expect(policyViolations(over, { maxPassPercentageStep: 5 }, monday)).toHaveLength(1);
+  });
+
+  it('protects an experiment from lifecycle changes, which carry no config', () => {
+    for (const changeType of ['start_experiment', 'ship_experiment', 'abandon_experiment']) {
+      const lifecycle = change({ folder: 'experiments', id: 'exp', changeType, oldConfig: null, newConfig: null });
+      expect(policyViolations(lifecycle, { protectedEntities: ['experiments/exp'] }, monday)).toEqual(['experiments/exp is protected by policy: change it outside the webhook flow.']);
+      expect(policyViolations(lifecycle, { protectedEntities: ['exp'] }, monday)).toHaveLength(1);
+    }
+  });
 });

@@ -33,13 +33,17 @@ export function activeFreeze(windows: readonly FreezeWindow[], now: number): Fre
       const end = w.end ? Date.parse(w.end) : Infinity;
       return now >= start && now < end;
     }
-    if (w.days !== undefined) {
-      const day = DAYS[date.getUTCDay()] ?? '';
-      if (!w.days.includes(day as (typeof w.days)[number])) return false;
-      const minute = date.getUTCHours() * 60 + date.getUTCMinutes();
-      return minute >= minutesOf(w.from, 0) && minute < minutesOf(w.to, 24 * 60);
-    }
-    return false;
+    if (w.days === undefined && w.from === undefined && w.to === undefined) return false;
+    // Weekly: on the listed days (every day when none are), from `from` to `to`; a window whose `to`
+    // is not after its `from` runs past midnight into the next day.
+    const days: readonly string[] = w.days ?? DAYS;
+    const today = DAYS[date.getUTCDay()] ?? '';
+    const yesterday = DAYS[(date.getUTCDay() + 6) % 7] ?? '';
+    const minute = date.getUTCHours() * 60 + date.getUTCMinutes();
+    const from = minutesOf(w.from, 0);
+    const to = minutesOf(w.to, 24 * 60);
+    if (from < to) return days.includes(today) && minute >= from && minute < to;
+    return (days.includes(today) && minute >= from) || (days.includes(yesterday) && minute < to);
   });
 }
 
@@ -53,7 +57,10 @@ export function policyViolations(change: ProposedChange, policies: BridgePolicie
   const violations: string[] = [];
   const qualified = `${change.folder}/${change.id}`;
   // Protection keeps an existing entity as it is; declaring it the first time is how it comes to be.
-  if (change.oldConfig && (policies.protectedEntities ?? []).some((p) => p === qualified || p === change.id)) {
+  // Only a create comes without an old config and with a new one: lifecycle changes (start, ship,
+  // abandon) carry neither, and act on an experiment that exists.
+  const creates = change.oldConfig === null && change.newConfig !== null;
+  if (!creates && (policies.protectedEntities ?? []).some((p) => p === qualified || p === change.id)) {
     violations.push(`${qualified} is protected by policy: change it outside the webhook flow.`);
   }
   const freeze = activeFreeze(policies.freezeWindows ?? [], now);
@@ -64,7 +71,8 @@ export function policyViolations(change: ProposedChange, policies: BridgePolicie
     const before = rulePercentages(change.oldConfig);
     for (const [name, after] of rulePercentages(change.newConfig)) {
       const from = before.get(name) ?? 0;
-      if (after - from > step) violations.push(`rule '${name}' passPercentage rises ${from} → ${after}, more than the allowed step of ${step}.`);
+      // A rise of exactly the step is allowed: 3.3 → 8.3 is 5.000000000000001 in binary floating point.
+      if (after - from > step + 1e-9) violations.push(`rule '${name}' passPercentage rises ${from} → ${after}, more than the allowed step of ${step}.`);
     }
   }
   return violations;
