@@ -190,6 +190,22 @@ describe('the web console', () => {
     await alice.goBack();
     await alice.getByText('Page 1 of 2 (53 items)').waitFor();
     expect(await alice.locator('table.list tbody tr').count()).toBe(50);
+    // A page past the end says so, rather than that there are none; a page that is no whole number is the first.
+    await alice.goto(`${console_.url}/entities/layers?page=4`);
+    await alice.getByText('Page 4 is past the last page, 2 (53 items)').waitFor();
+    expect(await alice.getByText('No layers yet.').count()).toBe(0);
+    await alice.getByRole('button', { name: 'Previous' }).click();
+    await alice.getByText('Page 2 of 2 (53 items)').waitFor();
+    await alice.goto(`${console_.url}/entities/layers?page=2.5`);
+    await alice.getByText('Page 1 of 2 (53 items)').waitFor();
+    // The filter boxes follow the URL: Back clears what the URL no longer filters by.
+    await alice.goto(`${console_.url}/entities/gates`);
+    await alice.getByLabel('Search').fill('redesigned');
+    await alice.getByRole('button', { name: 'Filter' }).click();
+    await alice.getByText('Page 1 of 1 (1 item)').waitFor();
+    await alice.goBack();
+    await alice.getByText('Page 1 of 1 (3 items)').waitFor();
+    expect(await alice.getByLabel('Search').inputValue()).toBe('');
   });
 
   it('shows a managed gate with the commit of its last apply, and diffs any two versions of a gate', async () => {
@@ -277,6 +293,13 @@ describe('the web console', () => {
     await reader.goto(`${console_.url}/entities/gates/kill_switch`);
     await reader.getByRole('heading', { name: 'Gate: kill_switch' }).waitFor();
     expect(await reader.getByRole('link', { name: 'Edit and submit for review' }).count()).toBe(0);
+    // Its edit page, reached by a link, says why it offers no form.
+    await reader.goto(`${console_.url}/entities/gates/kill_switch/edit`);
+    await reader.getByText('This key cannot submit reviews').waitFor();
+    expect(await reader.getByRole('button', { name: /Submit/ }).count()).toBe(0);
+    // A kind without reviews has no edit page at all.
+    await reader.goto(`${console_.url}/entities/layers/${encodeURIComponent(String(SAMPLE_ENTITIES.find((e) => e.folder === 'layers')?.body['id']))}/edit`);
+    await reader.getByRole('heading', { name: 'Page not found' }).waitFor();
     expect(await reader.getByRole('link', { name: 'Admin' }).count()).toBe(0);
     await reader.goto(`${console_.url}/entities/gates/no_such_gate`);
     await reader.getByRole('alert').filter({ hasText: 'HTTP 404' }).waitFor();

@@ -1,3 +1,4 @@
+import { Link } from './components/link.js';
 import { kindByFolder } from './kinds.js';
 import { match, type Location } from './router.js';
 import { AdminKeysPage } from './pages/admin-keys-page.js';
@@ -10,6 +11,7 @@ import { EntityListPage } from './pages/entity-list-page.js';
 import { HomePage } from './pages/home-page.js';
 import { ReviewPage } from './pages/review-page.js';
 import { ReviewsInboxPage } from './pages/reviews-inbox-page.js';
+import { useSession } from './session-context.js';
 
 function NotFound({ path }: { path: string }) {
   return (
@@ -24,6 +26,7 @@ function NotFound({ path }: { path: string }) {
 
 /** The page for the current path. Every page here has its server route in web-routes.ts. */
 export function Routes({ location }: { location: Location }) {
+  const { can } = useSession();
   const { path, query } = location;
   if (path === '/') return <HomePage />;
   let params = match('/entities/:folder', path);
@@ -36,7 +39,21 @@ export function Routes({ location }: { location: Location }) {
     const view = kindByFolder(params['folder']!);
     if (!view) return <NotFound path={path} />;
     const id = params['id']!;
-    return path.endsWith('/edit') && view.editable ? <EditEntityPage key={id} view={view} id={id} /> : <EntityDetailPage key={`${view.folder}/${id}`} view={view} id={id} />;
+    if (!path.endsWith('/edit')) return <EntityDetailPage key={`${view.folder}/${id}`} view={view} id={id} />;
+    // Only kinds changed through reviews have an edit page, and only for a key that may submit one.
+    if (!view.editable) return <NotFound path={path} />;
+    if (!can('submit_reviews')) {
+      return (
+        <>
+          <h1>Edit {id}</h1>
+          <p>
+            This key cannot submit reviews (its role lacks <code>submit_reviews</code>), so it cannot propose changes.{' '}
+            <Link href={`/entities/${view.folder}/${encodeURIComponent(id)}`}>Back to {id}</Link>
+          </p>
+        </>
+      );
+    }
+    return <EditEntityPage key={id} view={view} id={id} />;
   }
   if (path === '/reviews') return <ReviewsInboxPage />;
   params = match('/reviews/:reviewID', path);

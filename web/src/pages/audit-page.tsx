@@ -1,7 +1,7 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { AuditTable } from '../components/audit-table.js';
 import { ErrorBox } from '../components/error-box.js';
-import { Pager } from '../components/pager.js';
+import { pageFrom, Pager } from '../components/pager.js';
 import { navigate } from '../router.js';
 import { useSession } from '../session-context.js';
 import { useAsync } from '../use-async.js';
@@ -13,8 +13,16 @@ const PAGE_SIZE = 50;
 export function AuditPage({ query }: { query: URLSearchParams }) {
   const { api } = useSession();
   const actor = query.get('actor') ?? '';
-  const page = Math.max(1, Number(query.get('page') ?? '1') || 1);
+  const page = pageFrom(query);
   const [actorInput, setActorInput] = useState(actor);
+  // The box shows the filter of the URL when it changes under it (Back, the menu's link); only then,
+  // so that what is typed before the first render's effects run is kept.
+  const shown = useRef(actor);
+  useEffect(() => {
+    if (shown.current === actor) return;
+    shown.current = actor;
+    setActorInput(actor);
+  }, [actor]);
   const log = useAsync((signal) => api.get<AuditEntry[]>('audit_logs', { query: { actor, page, limit: PAGE_SIZE }, signal }), [api, actor, page]);
   const go = (next: { actor?: string; page?: number }): void => {
     const params = new URLSearchParams();
@@ -43,7 +51,7 @@ export function AuditPage({ query }: { query: URLSearchParams }) {
       <ErrorBox error={log.error} />
       {log.data && (
         <>
-          <AuditTable entries={log.data.data} caption="Audit log" showEntity />
+          {(log.data.data.length > 0 || (log.data.pagination?.totalItems ?? 0) === 0) && <AuditTable entries={log.data.data} caption="Audit log" showEntity />}
           <Pager page={log.data.pagination?.pageNumber ?? page} pageSize={PAGE_SIZE} total={log.data.pagination?.totalItems ?? 0} label="Audit log" onPage={(p) => go({ page: p })} />
         </>
       )}

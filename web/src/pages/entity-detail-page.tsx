@@ -33,17 +33,29 @@ async function lastApply(api: Api, audit: readonly AuditEntry[], signal: AbortSi
   return undefined;
 }
 
+/** Says that a list shows only its newest items, when the server holds more than it sent. */
+function NewestListed({ shown, total, what }: { shown: number; total: number | undefined; what: string }) {
+  if (total === undefined || total <= shown) return null;
+  return (
+    <p class="muted">
+      {total} {what}; the newest {shown} are listed.
+    </p>
+  );
+}
+
 export function EntityDetailPage({ view, id }: { view: KindView; id: string }) {
   const { api, can } = useSession();
   const item = `${view.itemPath}/${encodeURIComponent(id)}`;
   const entity = useAsync((signal) => api.get<Json>(item, { signal }).then((r) => r.data), [api, item]);
-  const audit = useAsync((signal) => api.get<AuditEntry[]>('audit_logs', { query: { kind: view.kind, entityID: id, limit: 100 }, signal }).then((r) => r.data), [api, view.kind, id]);
+  const auditPage = useAsync((signal) => api.get<AuditEntry[]>('audit_logs', { query: { kind: view.kind, entityID: id, limit: 100 }, signal }), [api, view.kind, id]);
+  const audit = { data: auditPage.data?.data, error: auditPage.error };
   const managed = Array.isArray(entity.data?.['tags']) && (entity.data['tags'] as unknown[]).includes(MANAGED_TAG);
   const apply = useAsync((signal) => (managed && audit.data ? lastApply(api, audit.data, signal) : Promise.resolve(undefined)), [api, managed, audit.data]);
-  const reviews = useAsync(
-    (signal) => (view.reviewable ? api.get<Review[]>(`${view.listPath}/${encodeURIComponent(id)}/reviews`, { query: { limit: 20 }, signal }).then((r) => r.data) : Promise.resolve([])),
+  const reviewPage = useAsync(
+    (signal) => (view.reviewable ? api.get<Review[]>(`${view.listPath}/${encodeURIComponent(id)}/reviews`, { query: { limit: 20 }, signal }) : Promise.resolve(undefined)),
     [api, view.listPath, id],
   );
+  const reviews = { data: reviewPage.data?.data, error: reviewPage.error };
 
   if (entity.error instanceof ApiError && entity.error.status === 404) {
     return (
@@ -68,7 +80,9 @@ export function EntityDetailPage({ view, id }: { view: KindView; id: string }) {
         <>
           <div class="badges">
             {typeof entity.data['status'] === 'string' && <span class="badge">{entity.data['status']}</span>}
-            {typeof entity.data['isEnabled'] === 'boolean' && <span class="badge">{entity.data['isEnabled'] ? 'Enabled' : 'Disabled'}</span>}
+            {typeof entity.data['isEnabled'] === 'boolean' && entity.data['status'] !== (entity.data['isEnabled'] ? 'Enabled' : 'Disabled') && (
+              <span class="badge">{entity.data['isEnabled'] ? 'Enabled' : 'Disabled'}</span>
+            )}
             {typeof entity.data['version'] === 'number' && <span class="badge">version {entity.data['version']}</span>}
             {managed && (
               <span class="badge managed" data-testid="managed-badge">
@@ -103,12 +117,14 @@ export function EntityDetailPage({ view, id }: { view: KindView; id: string }) {
           <h2 id="reviews-heading">Reviews</h2>
           <ErrorBox error={reviews.error} />
           {reviews.data && <ReviewList reviews={reviews.data} empty="No reviews of this entity." />}
+          <NewestListed shown={reviews.data?.length ?? 0} total={reviewPage.data?.pagination?.totalItems} what="reviews" />
         </section>
       )}
       <section aria-labelledby="audit-heading">
         <h2 id="audit-heading">Audit trail</h2>
         <ErrorBox error={audit.error} />
         {audit.data && <AuditTable entries={audit.data} caption={`Audit trail of ${id}`} />}
+        <NewestListed shown={audit.data?.length ?? 0} total={auditPage.data?.pagination?.totalItems} what="changes" />
       </section>
     </>
   );

@@ -1,8 +1,8 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Api, Json } from '../api.js';
 import { ErrorBox } from '../components/error-box.js';
 import { Link } from '../components/link.js';
-import { Pager } from '../components/pager.js';
+import { pageFrom, Pager } from '../components/pager.js';
 import { showTime } from '../format.js';
 import { entityKey, MANAGED_TAG, type KindView } from '../kinds.js';
 import { navigate } from '../router.js';
@@ -52,9 +52,18 @@ export function EntityListPage({ view, query }: { view: KindView; query: URLSear
   const { api } = useSession();
   const search = query.get('q') ?? '';
   const tag = query.get('tag') ?? '';
-  const page = Math.max(1, Number(query.get('page') ?? '1') || 1);
+  const page = pageFrom(query);
   const [searchInput, setSearchInput] = useState(search);
   const [tagInput, setTagInput] = useState(tag);
+  // The boxes show the filter of the URL when it changes under them (Back, the menu's link); only
+  // then, so that what is typed before the first render's effects run is kept.
+  const shown = useRef({ search, tag });
+  useEffect(() => {
+    if (shown.current.search === search && shown.current.tag === tag) return;
+    shown.current = { search, tag };
+    setSearchInput(search);
+    setTagInput(tag);
+  }, [search, tag]);
   const list = useAsync((signal) => loadList(api, view, search, tag, page, signal), [api, view.folder, search, tag, page]);
 
   const go = (next: { q?: string; tag?: string; page?: number }): void => {
@@ -128,7 +137,7 @@ export function EntityListPage({ view, query }: { view: KindView; query: URLSear
               </tbody>
             </table>
           </div>
-          {list.data.items.length === 0 && <p class="muted">No {view.plural.toLowerCase()} {search || tag ? 'match the filter' : 'yet'}.</p>}
+          {list.data.total === 0 && <p class="muted">No {view.plural.toLowerCase()} {search || tag ? 'match the filter' : 'yet'}.</p>}
           <Pager page={list.data.page} pageSize={PAGE_SIZE} total={list.data.total} label={view.plural} onPage={(p) => go({ page: p })} />
         </>
       )}
