@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { editorValue } from './components/value-editor.js';
-import { changeOf, type EditedFields } from './entity-change.js';
+import { changeOf, editableRules, type EditedFields } from './entity-change.js';
 
 const gate = {
   id: 'checkout',
@@ -45,5 +45,18 @@ describe('changeOf', () => {
     expect(changeOf('dynamic_config', config, { ...base, defaultValue: { format: 'json5', text: '{ price: 12 } // cents' } }).change).toEqual({ defaultValueJson5: '{ price: 12 } // cents' });
     expect(changeOf('dynamic_config', config, { ...base, defaultValue: editorValue({ price: 12 }) }).change).toEqual({ defaultValue: { price: 12 } });
     expect(changeOf('dynamic_config', config, { ...base, defaultValue: editorValue([1, 2]) }).problems).toEqual([{ property: 'defaultValue', errorMessage: expect.any(String) }]);
+  });
+});
+
+describe('editableRules', () => {
+  it('keeps a value written as JSON5 text as the text alone, in rules and their variants, so an edit is made once', () => {
+    const rules = [
+      { id: 'r1', name: 'cheap', passPercentage: 10, conditions: [], returnValue: { price: 5 }, returnValueJson5: '{ price: 5, // cents\n}', pendingAutomatedRollouts: [] },
+      { id: 'r2', name: 'plain', passPercentage: 10, conditions: [], returnValue: { price: 6 }, variants: [{ name: 'v', passPercentage: 100, returnValue: { a: 1 }, returnValueJson5: '{a: 1}' }, { name: 'w', passPercentage: 0, returnValue: { b: 2 } }] },
+    ];
+    expect(editableRules(rules)).toEqual([
+      { id: 'r1', name: 'cheap', passPercentage: 10, conditions: [], returnValueJson5: '{ price: 5, // cents\n}' },
+      { id: 'r2', name: 'plain', passPercentage: 10, conditions: [], returnValue: { price: 6 }, variants: [{ name: 'v', passPercentage: 100, returnValueJson5: '{a: 1}' }, { name: 'w', passPercentage: 0, returnValue: { b: 2 } }] },
+    ]);
   });
 });

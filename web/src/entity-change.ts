@@ -8,10 +8,26 @@ import { jsonEqual } from './field-changes.js';
 /** Rule fields the console adds to its answers; a change may not send them back. */
 const RESPONSE_ONLY_RULE_FIELDS = Object.keys(RuleRolloutShape);
 
+/**
+ * A value written as JSON5 text once: the console answers both the text (`returnValueJson5`, with its
+ * comments) and the value parsed from it (`returnValue`). The form keeps the text alone, so an edit is
+ * made in one place and the console parses it again; two copies to keep equal by hand would be refused
+ * whenever they differ.
+ */
+function withoutJson5Twins(item: object): Json {
+  const fields = item as Json;
+  return Object.fromEntries(Object.entries(fields).filter(([k]) => typeof fields[`${k}Json5`] !== 'string'));
+}
+
 /** An entity's rules as a change may send them. */
 export function editableRules(rules: unknown): unknown {
   if (!Array.isArray(rules)) return [];
-  return rules.map((rule) => (typeof rule === 'object' && rule !== null ? Object.fromEntries(Object.entries(rule).filter(([k]) => !RESPONSE_ONLY_RULE_FIELDS.includes(k))) : rule));
+  return rules.map((rule) => {
+    if (typeof rule !== 'object' || rule === null) return rule;
+    const kept = withoutJson5Twins(Object.fromEntries(Object.entries(rule).filter(([k]) => !RESPONSE_ONLY_RULE_FIELDS.includes(k))));
+    if (Array.isArray(kept['variants'])) kept['variants'] = kept['variants'].map((v: unknown) => (typeof v === 'object' && v !== null ? withoutJson5Twins(v) : v));
+    return kept;
+  });
 }
 
 /** What the edit form holds. */
