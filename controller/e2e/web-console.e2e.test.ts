@@ -303,6 +303,12 @@ describe('the web console', () => {
     expect(await reader.getByRole('link', { name: 'Admin' }).count()).toBe(0);
     await reader.goto(`${console_.url}/entities/gates/no_such_gate`);
     await reader.getByRole('alert').filter({ hasText: 'HTTP 404' }).waitFor();
+    // A key deactivated while signed in: the next request ends the session, and the sign-in page says why.
+    const keyID = String(((await api('GET', '/console/v1/whoami', undefined, keys['reader']))['data'] as Record<string, unknown>)['keyID']);
+    await api('PATCH', `/console/v1/keys/${keyID}/deactivate`);
+    await reader.getByRole('link', { name: 'Gates', exact: true }).click();
+    await reader.getByText('The console no longer accepts this key').waitFor();
+    await reader.getByLabel('API key').waitFor();
   });
 
   it('lets an admin approve and commit with bypass, manage settings and keys, the secret shown once', async () => {

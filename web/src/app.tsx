@@ -14,20 +14,26 @@ export function App() {
   const [key, setKey] = useState<string | null>(storedKey);
   const [me, setMe] = useState<WhoAmI | undefined>();
   const [error, setError] = useState<unknown>();
+  /** Why the session ended when the person did not end it: shown on the sign-in page. */
+  const [ended, setEnded] = useState<string | undefined>();
 
   const signOut = (): void => {
     forgetKey();
     setKey(null);
     setMe(undefined);
   };
-  const api = useMemo(() => (key ? createApi(key, signOut) : undefined), [key]);
+  const refused = (): void => {
+    signOut();
+    setEnded('The console no longer accepts this key (it was deactivated, rotated or deleted): sign in with a current one.');
+  };
+  const api = useMemo(() => (key ? createApi(key, refused) : undefined), [key]);
 
   useEffect(() => {
     if (!api || me) return;
     api.get<WhoAmI>('whoami').then(
       (r) => setMe(r.data),
       (e: unknown) => {
-        if (e instanceof ApiError && e.status === 401) signOut();
+        if (e instanceof ApiError && e.status === 401) refused();
         else setError(e);
       },
     );
@@ -42,7 +48,9 @@ export function App() {
   if (!key) {
     return (
       <SignInPage
+        notice={ended}
         onSignedIn={(k, who) => {
+          setEnded(undefined);
           storeKey(k);
           setKey(k);
           setMe(who);

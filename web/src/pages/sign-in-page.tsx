@@ -4,7 +4,7 @@ import { ErrorBox } from '../components/error-box.js';
 import type { WhoAmI } from '../session-context.js';
 
 /** Asks for an API key and checks it with /whoami before keeping it. */
-export function SignInPage({ onSignedIn }: { onSignedIn: (key: string, me: WhoAmI) => void }) {
+export function SignInPage({ onSignedIn, notice }: { onSignedIn: (key: string, me: WhoAmI) => void; notice?: string }) {
   const [key, setKey] = useState('');
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
@@ -29,6 +29,11 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (key: string, me: WhoAm
   return (
     <main id="main" class="signin">
       <h1>flagops console</h1>
+      {notice && (
+        <p role="status" class="banner">
+          {notice}
+        </p>
+      )}
       <p>Sign in with a console API key. It is kept in this tab's session storage only and is sent as the SERVICE-API-KEY header.</p>
       <form onSubmit={submit} class="card">
         <label for="api-key">API key</label>
