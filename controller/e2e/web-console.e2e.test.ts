@@ -347,8 +347,15 @@ describe('the web console', () => {
     await admin.getByRole('button', { name: 'Done' }).click();
     await admin.getByRole('cell', { name: 'environments: staging, production' }).waitFor();
     await admin.getByRole('cell', { name: 'SERVER', exact: true }).waitFor();
+    await api('POST', '/console/v1/roles', { name: 'auditor', permissions: ['read'] });
     await admin.getByRole('link', { name: 'Roles' }).click();
     await admin.getByRole('heading', { name: /webhook_receiver/ }).waitFor();
+    // Saving a role says so, and the boxes show what the console then holds.
+    await admin.locator('#role-auditor-write').check();
+    await admin.getByRole('button', { name: 'Save auditor' }).click();
+    await admin.getByText('Role updated successfully.').waitFor();
+    expect((await api('GET', '/console/v1/roles/auditor'))['data']).toMatchObject({ permissions: ['read', 'write'] });
+    expect(await admin.locator('#role-auditor-write').isChecked()).toBe(true);
   });
 
   it('browses the OpenAPI document at /docs', async () => {

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { z } from 'zod';
 import { PERMISSIONS, RoleCreateSchema, type Permission, type RoleSchema } from '../../../schemas/role.js';
 import { ApiError, zodProblems } from '../api.js';
@@ -37,6 +37,10 @@ function RoleRow({ role, onSaved }: { role: Role; onSaved: () => void }) {
   const [permissions, setPermissions] = useState<string[]>(role.permissions);
   const [error, setError] = useState<unknown>();
   const [notice, setNotice] = useState('');
+  // The row stays (keyed by name) so its notice outlives the reload a save makes; the boxes follow
+  // what the console then holds.
+  const stored = role.permissions.join();
+  useEffect(() => setPermissions(role.permissions), [stored]);
   const changed = permissions.join() !== role.permissions.join();
   const save = async (): Promise<void> => {
     setError(undefined);
@@ -121,7 +125,7 @@ export function AdminRolesPage() {
       {roles.data && (
         <ul class="roles">
           {roles.data.map((r) => (
-            <RoleRow key={`${r.name}:${r.permissions.join()}`} role={r} onSaved={roles.reload} />
+            <RoleRow key={r.name} role={r} onSaved={roles.reload} />
           ))}
         </ul>
       )}
