@@ -16,6 +16,8 @@ export function HomePage() {
     [api],
   );
   const open = counts.data?.[KINDS.length];
+  // Loading shows an ellipsis; a failed load a dash, beside the error, not a load that never ends.
+  const pending = counts.error === undefined ? '…' : '–';
   return (
     <>
       <h1>Overview</h1>
@@ -24,13 +26,13 @@ export function HomePage() {
         {KINDS.map((k, i) => (
           <li key={k.folder}>
             <Link href={`/entities/${k.folder}`}>
-              <span class="tile-count">{counts.data ? counts.data[i] : '…'}</span> {k.plural}
+              <span class="tile-count">{counts.data ? counts.data[i] : pending}</span> {k.plural}
             </Link>
           </li>
         ))}
         <li>
           <Link href="/reviews">
-            <span class="tile-count">{open ?? '…'}</span> Open reviews
+            <span class="tile-count">{open ?? pending}</span> Open reviews
           </Link>
         </li>
       </ul>
