@@ -314,6 +314,8 @@ describe('the web console', () => {
   it('lets an admin approve and commit with bypass, manage settings and keys, the secret shown once', async () => {
     const admin = await signedIn(console_.key);
     await admin.goto(`${console_.url}/reviews/${openReview}`);
+    // The tab's title follows the heading the page renders once the review has loaded.
+    await expect.poll(() => admin.title()).toBe('Review of gate kill_switch · flagops console');
     await admin.getByRole('button', { name: 'Approve' }).click();
     await admin.getByRole('button', { name: 'Commit changes (bypass validation)' }).click();
     await admin.getByTestId('review-status').filter({ hasText: 'committed' }).waitFor();

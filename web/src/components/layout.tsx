@@ -20,11 +20,20 @@ export function Layout({ path, children }: { path: string; children: ComponentCh
     }
     main.current?.focus();
   }, [path]);
-  // The tab's title follows the page's heading.
+  // The tab's title follows the page's heading, also one a page renders once its data has come.
   useEffect(() => {
-    const heading = main.current?.querySelector('h1')?.textContent?.trim();
-    document.title = heading ? `${heading} · flagops console` : 'flagops console';
-  });
+    const node = main.current;
+    if (!node) return undefined;
+    const update = (): void => {
+      const heading = node.querySelector('h1')?.textContent?.trim();
+      const title = heading ? `${heading} · flagops console` : 'flagops console';
+      if (document.title !== title) document.title = title;
+    };
+    update();
+    const observer = new MutationObserver(update);
+    observer.observe(node, { childList: true, subtree: true, characterData: true });
+    return () => observer.disconnect();
+  }, []);
   return (
     <>
       <a class="skip" href="#main">
