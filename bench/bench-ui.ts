@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { launchChromium } from '../controller/test-support/chromium.js';
+import { findChromium } from '../controller/test-support/find-chromium.js';
 import { ChildProcesses } from './child-processes.js';
 
 const { values } = parseArgs({
@@ -71,7 +72,9 @@ async function main(): Promise<number> {
 
   const dir = mkdtempSync(join(tmpdir(), 'flagops-bench-ui-'));
   const children = new ChildProcesses(ROOT);
-  const chromium = await launchChromium();
+  const found = findChromium(process.env);
+  if (found.path === undefined) throw new Error(`bench:ui needs a browser: ${found.reason}`);
+  const chromium = await launchChromium(found.path);
   try {
     const server = await children.start([join(ROOT, 'bin', 'flagops.js'), 'serve', '--port', '0', '--db', join(dir, 'console.db')], { FLAGOPS_BOOTSTRAP_KEY: ADMIN }, /listening on (http:\/\/\S+)/);
     process.stderr.write(`creating ${GATES} gates...\n`);

@@ -13,8 +13,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { simpleGit } from 'simple-git';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../test-support/postgres-db.js';
+import { describeWithPostgres } from '../test-support/test-environment.js';
 import { startRoundRobinProxy, type RoundRobinProxy } from '../test-support/round-robin-proxy.js';
 import { BIN, runBuiltCli, spawnConsole, type SpawnedConsole } from '../test-support/spawn-console.js';
 
@@ -129,7 +130,7 @@ afterEach(async () => {
   db = undefined;
 });
 
-describe('two replicas on one PostgreSQL database', () => {
+describeWithPostgres('two replicas on one PostgreSQL database', () => {
   it('behave as one console request by request: reads after writes, If-Match, one decision per review, a webhook answered through the other replica', async () => {
     const [a, b] = await startReplicas();
     const approver = await createKey(b.url, 'lead@example.com', 'member');

@@ -1,9 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
-
-/** Debian's chromium package (`.ci/run` installs it when missing). */
-export const CHROMIUM_PATH = '/usr/bin/chromium';
 
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
@@ -12,10 +9,12 @@ export interface LaunchedChromium {
   close(): Promise<void>;
 }
 
-/** Starts headless Chromium; playwright gives each launch a fresh temporary profile and removes it on close. */
-export async function launchChromium(): Promise<LaunchedChromium> {
-  if (!existsSync(CHROMIUM_PATH)) throw new Error(`No Chromium at ${CHROMIUM_PATH}: install Debian's package (apt-get install chromium), as .ci/run does.`);
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS });
+/**
+ * Starts headless Chromium from the given binary (tests: `testChromiumPath()`; scripts:
+ * `findChromium`); playwright gives each launch a fresh temporary profile and removes it on close.
+ */
+export async function launchChromium(executablePath: string): Promise<LaunchedChromium> {
+  const browser = await chromium.launch({ executablePath, args: ARGS });
   return { browser, close: () => browser.close() };
 }
 

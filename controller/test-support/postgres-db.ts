@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-
-/** The server tests create their databases on; CI starts it. */
-export const TEST_PG_ADMIN_URL = process.env['FLAGOPS_TEST_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+import { testPostgresUrl } from './test-environment.js';
 
 export interface TestDatabase {
   url: string;
@@ -15,7 +13,7 @@ async function admin<T>(adminUrl: string, run: (client: pg.Client) => Promise<T>
   try {
     await client.connect();
   } catch (error) {
-    // Failing, not skipping: a suite that silently skips its PostgreSQL half proves nothing.
+    // The global setup found this server answering: losing it mid-run is a failure, not a skip.
     throw new Error(
       `PostgreSQL for tests is not reachable at ${adminUrl} (${(error as Error).message}). Start it, or set FLAGOPS_TEST_PG_URL to a server where this user may create databases.`,
       { cause: error },
@@ -28,8 +26,11 @@ async function admin<T>(adminUrl: string, run: (client: pg.Client) => Promise<T>
   }
 }
 
-/** A new, empty database of its own for one test (or one file), with its URL. */
-export async function createTestDatabase(adminUrl = TEST_PG_ADMIN_URL): Promise<TestDatabase> {
+/**
+ * A new, empty database of its own for one test (or one file), with its URL, on the run's server
+ * (see test-global-setup.ts); only inside a suite declared with describeWithPostgres.
+ */
+export async function createTestDatabase(adminUrl = testPostgresUrl()): Promise<TestDatabase> {
   const name = `flagops_test_${randomBytes(6).toString('hex')}`;
   await admin(adminUrl, (client) => client.query(`CREATE DATABASE ${name}`));
   const url = new URL(adminUrl);

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../../store/postgres/create-postgres-store.js';
 import type { Store } from '../../store/ports.js';
 import { createTestDatabase } from '../../test-support/postgres-db.js';
+import { describeWithPostgres } from '../../test-support/test-environment.js';
 import { createTestConsole } from '../../test-support/test-console.js';
 import { createConsoleMetrics } from '../http/console-metrics.js';
 import { installErrorHandler } from '../http/error-handler.js';
@@ -80,7 +81,7 @@ describe('GET /readyz', () => {
     expect(res.json()).toEqual({ status: 503, message: 'Not ready: the database is not available (the database did not answer within 50 ms).' });
   });
 
-  it('on PostgreSQL: ready on this build\'s schema, 503 naming the versions on a newer one, never showing the password', async () => {
+  describeWithPostgres('on PostgreSQL', () => it('is ready on this build\'s schema, 503 naming the versions on a newer one, never showing the password', async () => {
     const database = await createTestDatabase();
     cleanups.push(() => database.drop());
     const url = new URL(database.url);
@@ -102,7 +103,7 @@ describe('GET /readyz', () => {
     expect(res.statusCode).toBe(503);
     expect(res.json().message).toMatch(/^Not ready: the database is not available \(The database's schema is at version \d+, this build's is \d+\)\.$/);
     expect(res.body).not.toContain('pw-must-not-show');
-  });
+  }));
 });
 
 describe('readinessReason', () => {

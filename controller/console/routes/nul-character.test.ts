@@ -6,11 +6,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../test-support/postgres-db.js';
+import { describeWithPostgres } from '../../test-support/test-environment.js';
 import { createTestConsole, type TestConsole } from '../../test-support/test-console.js';
 
 const NUL = 'contains the NUL character (U+0000), which is refused';
 
-describe.each(['sqlite', 'postgres'] as const)('NUL characters (%s)', (store) => {
+for (const store of ['sqlite', 'postgres'] as const) (store === 'postgres' ? describeWithPostgres : describe)(`NUL characters (${store})`, () => {
   let c: TestConsole;
   let db: TestDatabase | undefined;
   beforeAll(async () => {

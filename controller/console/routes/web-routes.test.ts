@@ -66,7 +66,7 @@ describe('web routes', () => {
       expect(unknown.statusCode).toBe(404);
       expect(unknown.json()).toMatchObject({ status: 404 });
     } finally {
-      await c.app.close();
+      await c.close();
     }
   });
 });

@@ -1,9 +1,10 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../test-support/postgres-db.js';
+import { describeWithPostgres } from '../../test-support/test-environment.js';
 import { PgPipelinedStatement } from './pg-pipelined-statement.js';
 
-describe('PgPipelinedStatement', () => {
+describeWithPostgres('PgPipelinedStatement', () => {
   let database: TestDatabase;
   const opened: PgPipelinedStatement[] = [];
   const open = async (text: string, applicationName = 'pipelined-test'): Promise<PgPipelinedStatement> => {

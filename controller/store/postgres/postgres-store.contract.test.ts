@@ -1,13 +1,14 @@
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../test-support/postgres-db.js';
+import { describeWithPostgres } from '../../test-support/test-environment.js';
 import type { Store, StoreEvent, StoreRepos } from '../ports.js';
 import { currentMarks, delay, describeStoreContract, gate, keyRecord, reviewRecord } from '../store-contract.js';
 import { createPostgresStore, MARKS_APPLICATION_NAME, type PostgresStoreOptions } from './create-postgres-store.js';
 import { LISTENER_APPLICATION_NAME } from './pg-listener.js';
 import { PG_MIGRATIONS } from './pg-migrations.js';
 
-describeStoreContract('postgres', async () => {
+describeWithPostgres('Store contract on PostgreSQL', () => describeStoreContract('postgres', async () => {
   const database = await createTestDatabase();
   const store = createPostgresStore(database.url);
   await store.open!();
@@ -18,7 +19,7 @@ describeStoreContract('postgres', async () => {
       await database.drop();
     },
   };
-});
+}));
 
 /** Runs statements on the test database directly, as another client would. */
 async function sql<R extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<R[]> {
@@ -56,7 +57,7 @@ describe('test databases', () => {
 /** The newest shipped migration: probes below take the versions after it. */
 const NEWEST = Math.max(...PG_MIGRATIONS.map((m) => m.version));
 
-describe('PostgreSQL store', () => {
+describeWithPostgres('PostgreSQL store', () => {
   let database: TestDatabase;
   const stores: Store[] = [];
   const storeOn = (options: PostgresStoreOptions = {}): Store => {
