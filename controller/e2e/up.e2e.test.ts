@@ -48,14 +48,11 @@ describe('flagops up', () => {
     await until(/Watching \S*[/\\]\.flagops[/\\]config-repo for saves/);
     const file = join(repo, 'gates', 'dark_mode.yaml');
     const saving = out.length;
-    const saved = Date.now();
     writeFileSync(file, readFileSync(file, 'utf8').replace(/^description: .*$/m, 'description: Dark mode, shipped from a commit'));
+    // That the save shows, not how fast: no wall-clock bounds in tests.
     const plan = await until(/~ gates\/dark_mode[\s\S]*?Plan: [^\n]*\n/, saving, 10_000);
-    const elapsed = Date.now() - saved;
     expect(plan[0]).toMatch(/description: .*Dark mode, shipped from a commit/);
     expect(plan[0]).toMatch(/Plan: .*1 to update/);
-    // The bound for a save to show; the wait above allows more so that a miss reports its time.
-    expect(elapsed).toBeLessThan(2000);
 
     const mark = out.length;
     await simpleGit(repo).add(['-A']).commit('describe dark mode');

@@ -103,17 +103,16 @@ function build(tree: Tree): { dir: string; refused: string[]; paths: Set<string>
 }
 
 describe('random repository trees', () => {
-  it('load in bounded time and memory, refuse every hostile entry by its path, and give every error a path', async () => {
+  it('load in bounded memory without blocking, refuse every hostile entry by its path, and give every error a path', async () => {
     const seed = Number(process.env['FUZZ_SEED'] ?? Date.now() % 2 ** 31);
     const rssBefore = process.memoryUsage().rss;
     try {
       await fc.assert(
         fc.asyncProperty(treeArb, async (tree) => {
           const { dir, refused, paths } = build(tree);
-          const started = performance.now();
+          // A load that blocks (a FIFO, a device) runs into the test's own limit; one that reads
+          // without bound (a symlink loop, /dev/zero) into this memory bound, far above a normal run.
           const repo = await loadRepo(new FsRepoReader(dir, undefined, { allowEmpty: true, limits: { maxFileBytes: MAX_FILE_BYTES } }));
-          // Bounds far above a normal run (milliseconds) and far below the defects (minutes, gigabytes).
-          expect(performance.now() - started).toBeLessThan(5000);
           expect(process.memoryUsage().rss - rssBefore).toBeLessThan(500 * 1024 * 1024);
           for (const d of repo.diagnostics) {
             expect(d.file === 'flagops.yaml' || paths.has(d.file) || paths.has(d.file.replace(/\/$/, '')) || [...paths].some((p) => p.startsWith(d.file)), JSON.stringify(d)).toBe(true);

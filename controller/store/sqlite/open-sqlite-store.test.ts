@@ -61,11 +61,13 @@ describe('WAL restart passes', () => {
   /** Transactions one after another, each answered before the next starts; the WAL file's size after. */
   async function walAfterWrites(restartFrames: number): Promise<number> {
     const db = newDb();
-    const store = openSqliteStore(db, undefined, { checkpointIntervalMs: 5, restartFrames });
+    let firstCheckpoint: () => void = () => undefined;
+    const checkpointing = new Promise<void>((resolve) => (firstCheckpoint = resolve));
+    const store = openSqliteStore(db, undefined, { checkpointIntervalMs: 5, restartFrames, onCheckpoint: () => firstCheckpoint() });
     try {
-      // The checkpointer's worker starts at the first tick and takes a while to load.
+      // The checkpointer's worker starts at the first tick and takes a while to load: wait for its first pass.
       await store.settings.set('reviews', { is_config_review_required: false });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await checkpointing;
       const bulk = 'x'.repeat(3000);
       for (let i = 0; i < 3000; i++) {
         await store.transaction((tx) => tx.entities.insert({ kind: 'gate', id: `g${i}`, version: 1, data: { id: `g${i}`, description: bulk } }));

@@ -44,6 +44,8 @@ export interface SqliteStoreOptions {
   dataVersionRecheckMs?: number;
   now?: () => number;
   durability?: Durability;
+  /** Called after each checkpoint of the WAL (tests wait for the first one). */
+  onCheckpoint?: () => void;
 }
 
 /** The SQLite store, which can also say how it syncs (for tests and diagnostics). */
@@ -83,7 +85,7 @@ export function openSqliteStore(path: string, migrations: Migration[] = MIGRATIO
     checkpointer = startWalCheckpointer(path, options.checkpointIntervalMs ?? CHECKPOINT_INTERVAL_MS, () => db.pragma('wal_checkpoint(PASSIVE)'), {
       frames: options.restartFrames ?? RESTART_FRAMES,
       hold,
-    });
+    }, options.onCheckpoint);
   }
   // total_changes() counts every row this connection wrote (rolled back ones too) and touches no
   // table (≈0.1 µs). data_version moves when another connection commits, but reading it takes a read

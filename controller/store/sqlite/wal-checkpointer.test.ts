@@ -80,11 +80,13 @@ describe('startWalCheckpointer restart passes', () => {
         resume?.();
       };
     };
-    const checkpointer = startWalCheckpointer(path, 5, () => undefined, restartFrames === undefined ? undefined : { frames: restartFrames, hold });
+    let firstCheckpoint: () => void = () => undefined;
+    const checkpointing = new Promise<void>((resolve) => (firstCheckpoint = resolve));
+    const checkpointer = startWalCheckpointer(path, 5, () => undefined, restartFrames === undefined ? undefined : { frames: restartFrames, hold }, () => firstCheckpoint());
     try {
       // The worker starts at the first tick and takes a while to load: until then nothing checkpoints.
       insert.run('first');
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await checkpointing;
       for (let i = 0; i < 5000; i++) {
         if (held) await new Promise<void>((resolve) => (resume = resolve));
         insert.run('x'.repeat(3000));

@@ -58,7 +58,7 @@ interface CheckpointResult {
  * since, and the fsync): they wait for it, but the thread keeps serving everything else, and the
  * next write starts the WAL over.
  */
-export function startWalCheckpointer(path: string, intervalMs: number, checkpointHere: () => void, restart?: WalRestart): { stop: () => void } {
+export function startWalCheckpointer(path: string, intervalMs: number, checkpointHere: () => void, restart?: WalRestart, onCheckpoint?: () => void): { stop: () => void } {
   let worker: Worker | undefined;
   let failed = false;
   let busy = false;
@@ -80,6 +80,7 @@ export function startWalCheckpointer(path: string, intervalMs: number, checkpoin
   };
   const onResult = (result: CheckpointResult): void => {
     if (stopped) return;
+    onCheckpoint?.();
     if (letGo !== undefined) {
       endRestart();
       busy = false;
@@ -96,7 +97,11 @@ export function startWalCheckpointer(path: string, intervalMs: number, checkpoin
     busy = false;
   };
   const tick = (): void => {
-    if (failed) return checkpointHere();
+    if (failed) {
+      checkpointHere();
+      onCheckpoint?.();
+      return;
+    }
     if (busy) return;
     if (!worker) {
       worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), path } });
