@@ -47,6 +47,15 @@ export function assertCallerCoversKey(caller: Actor | undefined, key: Pick<KeyRe
   }
 }
 
+/**
+ * Refuses a caller whose key is limited to environments or target apps: roles and settings apply to
+ * every environment and app, so changing them would reach past the limits.
+ */
+export function assertCallerUnlimited(caller: Actor | undefined, what: string): void {
+  const limits = [...(caller?.environments ?? []).map((e) => `environment ${e}`), ...(caller?.targetApps ?? []).map((a) => `target app ${a}`)];
+  if (limits.length > 0) throw new NotAllowedError(`This key is limited (${list(limits)}): it may not ${what}, which apply to every environment and app.`);
+}
+
 /** A change of one entity: its stored data before (undefined: created) and after (undefined: deleted). */
 export interface ScopedChange {
   label: string;

@@ -9,6 +9,7 @@ import { REVIEWABLE_KINDS } from '../../../schemas/review.js';
 import { parseWith } from '../../core/zod-errors.js';
 import { InputError, NotAllowedError } from '../../errors.js';
 import type { JsonObject, Store, StoreRepos } from '../../store/ports.js';
+import { assertCallerUnlimited } from '../key-scope.js';
 import type { Actor } from '../permissions.js';
 
 const REVIEWS = 'reviews';
@@ -47,6 +48,7 @@ export class SettingsService {
   }
 
   async updateReviews(body: unknown, actor: Actor): Promise<ReviewsSettings> {
+    assertCallerUnlimited(actor, 'change settings');
     const parsed = parseWith(ReviewsSettingsSchema, body ?? {});
     if (!parsed.ok) throw new InputError('Invalid review settings.', parsed.errors);
     return this.deps.store.transaction(async (tx) => {
@@ -73,6 +75,7 @@ export class SettingsService {
   }
 
   async updateWebhook(body: unknown, actor: Actor): Promise<PrecommitWebhookSettings> {
+    assertCallerUnlimited(actor, 'change settings');
     const parsed = parseWith(PrecommitWebhookSettingsUpdateSchema, body ?? {});
     if (!parsed.ok) throw new InputError('Invalid pre-commit webhook settings.', parsed.errors);
     const update = parsed.value;
