@@ -127,6 +127,13 @@ describe('the webhook key never follows a URL set without it', () => {
     expect(audit.json().data[0].details.before.webhookURL).toBe('http://***@hooks.example.com/x');
   });
 
+  it('shows audit rows written before with a URL holding credentials without them', async () => {
+    await c.store.audit.append({ time: 1, actorEmail: 'admin@localhost', actorKeyId: null, action: 'update', kind: 'settings', entityId: 'precommit_webhook', version: null, reviewId: null, details: { before: { webhookURL: '' }, after: { webhookURL: 'https://u:secret-pass@hooks.example.com/x' } } });
+    const audit = await c.call('GET', '/console/v1/audit_logs?kind=settings', undefined, await c.keyFor('ro@example.com', 'read_only'));
+    expect(audit.body).not.toContain('secret-pass');
+    expect(audit.json().data[0].details.after.webhookURL).toBe('https://***@hooks.example.com/x');
+  });
+
   it("shows why a delivery failed to manage_settings holders only", async () => {
     const receiver = await startTestReceiver();
     receivers.push(receiver);
