@@ -47,6 +47,8 @@ export interface ConsoleOptions {
   bodyLimit?: number;
   /** Requests per second per key (bursts up to twice that); 0 or absent: no limit. */
   rateLimitPerSecond?: number;
+  /** Failed authentications per client address and minute before 429; 0 or absent: no limit. */
+  failedAuthPerMinute?: number;
   /** How often a held review read (`waitWhile`) re-reads without being woken; default 250 ms. */
   reviewRecheckMs?: number;
   /** What an acknowledged write survives (SQLite only); default normal. */
@@ -123,6 +125,7 @@ export function createConsole(options: ConsoleOptions): ConsoleInstance {
     metrics,
     bodyLimit: options.bodyLimit,
     rateLimit: options.rateLimitPerSecond ? { perSecond: options.rateLimitPerSecond, burst: 2 * options.rateLimitPerSecond } : undefined,
+    failedAuthPerMinute: options.failedAuthPerMinute,
     extraRoutes: [
       (server, catalog) => registerReviewRoutes(server, catalog, reviews, { recheckMs: options.reviewRecheckMs }),
       (server, catalog) => registerChangeValidationRoutes(server, catalog, reviews),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isHttpUrl } from './http-url.js';
+import { hasUrlCredentials, isHttpUrl } from './http-url.js';
 
 /** Longest company-level message shown to users while a change waits for validation. */
 export const INITIAL_MESSAGE_MAX = 1000;
@@ -18,7 +18,9 @@ const WebhookUrlSchema = z
   .string()
   .max(2000, 'must be at most 2000 characters long')
   .refine((text) => text === '' || isHttpUrl(text), 'must be an http or https URL, or empty to turn the webhook off')
-  .describe('Where the pre-commit webhook is POSTed; an empty string turns the webhook off.');
+  // It would show in audit rows and reads; the receiver authenticates the console by webhookKey.
+  .refine((text) => !hasUrlCredentials(text), 'must not carry a user name or password (user:password@); the receiver checks webhookKey instead')
+  .describe('Where the pre-commit webhook is POSTed; an empty string turns the webhook off. A new URL needs webhookKey in the same update: the stored key is never sent to a URL set without it.');
 
 export const PrecommitWebhookSettingsUpdateSchema = z
   .strictObject({
@@ -27,7 +29,7 @@ export const PrecommitWebhookSettingsUpdateSchema = z
       .string()
       .max(500, 'must be at most 500 characters long')
       .optional()
-      .describe('Sent as the x-service-webhook-key header. Write-only: reads show hasWebhookKey. Left out, the stored key is kept.'),
+      .describe('Sent as the x-service-webhook-key header. Write-only: reads show hasWebhookKey. Left out, the stored key is kept while webhookURL stays; required when webhookURL changes to another URL, cleared when it changes to empty.'),
     initialMessage: z
       .string()
       .max(INITIAL_MESSAGE_MAX, `must be at most ${INITIAL_MESSAGE_MAX} characters long`)

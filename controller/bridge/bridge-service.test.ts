@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { simpleGit } from 'simple-git';
 import { parse } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BridgeService, type ChangeValidationClient, type DesiredState, type PrecommitPayload } from './bridge-service.js';
+import { NotFoundError } from '../errors.js';
+import { BridgeService, type ChangeValidationClient, type DesiredState, type PrecommitPayload, type ReviewFacts } from './bridge-service.js';
 import { GitDesiredState } from './git-desired-state.js';
 
 interface Call {
@@ -54,6 +55,7 @@ function bridge(options: BridgeOptions = {}): BridgeService {
   const git = new GitDesiredState({ repoDir: options.repoDir ?? dir, branch: 'main', parse: (text) => parse(text) as Record<string, unknown> });
   const delay = options.readDelayMs ?? 0;
   const { descriptions } = options;
+  const described = async (reviewID: string): Promise<string | undefined> => (typeof descriptions === 'function' ? descriptions() : descriptions?.[reviewID]);
   return new BridgeService({
     source: {
       read: async (folder, id) => {
@@ -65,7 +67,13 @@ function bridge(options: BridgeOptions = {}): BridgeService {
       },
       contains: (head, commit) => git.contains(head, commit),
     },
-    reviews: descriptions && { description: async (reviewID) => (typeof descriptions === 'function' ? descriptions() : descriptions[reviewID]) },
+    reviews: {
+      review: async (reviewID) => {
+        const review = held.get(reviewID);
+        if (!review) throw new NotFoundError('Review not found.');
+        return { ...review, description: await described(reviewID) };
+      },
+    },
     progressAfterMs: options.progressAfterMs,
     console: client,
     // Field-by-field equality of what the file declares is enough to exercise the bridge's flow.
@@ -77,17 +85,35 @@ function bridge(options: BridgeOptions = {}): BridgeService {
   });
 }
 
-const payload = (overrides: Partial<PrecommitPayload> = {}): PrecommitPayload => ({
-  review_id: 'r1',
-  submitter: 'a@x.io',
-  committer: 'b@x.io',
-  config_type: 'gate',
-  config_name: 'checkout',
-  type: 'rules',
-  old_config: { id: 'checkout', rules: [] },
-  new_config: { id: 'checkout', rules: [{ name: 'ramp', passPercentage: 10 }] },
-  ...overrides,
-});
+/** The reviews the console holds, by id: what the bridge judges. */
+const held = new Map<string, Omit<ReviewFacts, 'description'>>();
+
+/** The review the console holds for this payload, as the console sends it. */
+function hold(p: PrecommitPayload): PrecommitPayload {
+  const experiment = p.config_type === 'experiment';
+  held.set(p.review_id, {
+    configType: p.config_type,
+    configName: (experiment ? p.experiment_name : p.config_name) ?? '',
+    type: p.type,
+    oldConfig: (experiment ? p.old_experiment : p.old_config) ?? null,
+    newConfig: (experiment ? p.new_experiment : p.new_config) ?? null,
+  });
+  return p;
+}
+
+/** A delivery of a review the console holds (registered as such). */
+const payload = (overrides: Partial<PrecommitPayload> = {}): PrecommitPayload =>
+  hold({
+    review_id: 'r1',
+    submitter: 'a@x.io',
+    committer: 'b@x.io',
+    config_type: 'gate',
+    config_name: 'checkout',
+    type: 'rules',
+    old_config: { id: 'checkout', rules: [] },
+    new_config: { id: 'checkout', rules: [{ name: 'ramp', passPercentage: 10 }] },
+    ...overrides,
+  });
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'flagops-bridge-'));
@@ -96,6 +122,7 @@ beforeEach(async () => {
   client = new RecordingClient();
   policies = {};
   reads = 0;
+  held.clear();
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -197,13 +224,12 @@ describe('BridgeService', () => {
     expect(reads).toBe(2);
   });
 
-  it('takes the description from the payload when the console sends it, without reading the review', async () => {
+  it("takes the applied-from commit from the review's description, never from one the payload adds", async () => {
     const git = simpleGit(dir);
     await git.checkoutLocalBranch('feature');
     const feature = await commitFile('gates/other.yaml', 'id: other\n');
     await git.checkout('main');
-    const unread = () => Promise.reject(new Error('the review was read'));
-    const verdict = await bridge({ descriptions: unread }).handle({ ...payload(), description: `flagops apply: update gates/checkout (plan 0123456789ab, commit ${feature})` });
+    const verdict = await bridge({ descriptions: { r1: `flagops apply: update gates/checkout (plan 0123456789ab, commit ${feature})` } }).handle({ ...payload(), description: 'edited by hand' });
     expect(verdict.validated).toBe(false);
     expect(verdict.message).toContain(`applied from commit ${feature.slice(0, 12)}`);
   });
@@ -238,11 +264,54 @@ describe('BridgeService', () => {
     expect(reads).toBe(3);
   });
 
-  it('judges without the applied-from commit when the review cannot be read, and says so', async () => {
-    const lines: string[] = [];
-    const verdict = await bridge({ descriptions: () => Promise.reject(new Error('console: GET /console/v1/reviews/r1: Forbidden')), log: (line) => lines.push(line) }).handle(payload());
-    expect(verdict.validated).toBe(true);
-    expect(lines[0]).toBe('review r1: cannot read its description (console: GET /console/v1/reviews/r1: Forbidden); judging it without the commit it was applied from');
+  it('rejects, judging nothing, when the review cannot be read or the console holds no such review', async () => {
+    const unreadable = await bridge({ descriptions: () => Promise.reject(new Error('console: GET /console/v1/reviews/r1: Forbidden')) }).handle(payload());
+    expect(unreadable).toMatchObject({ validated: false, message: 'Rejected: the review could not be read from the console (console: GET /console/v1/reviews/r1: Forbidden); nothing was judged.' });
+    const unknown = await bridge().handle({ ...payload(), review_id: 'not-held' });
+    expect(unknown).toMatchObject({ validated: false, message: 'Rejected: the console holds no such review; nothing was judged.' });
+    expect(reads).toBe(0);
+  });
+
+  describe('judges the review the console holds, not the payload', () => {
+    /** The console holds a review raising the ramp to 50%, which git does not declare (git holds 10%). */
+    const raised = (): PrecommitPayload => payload({ review_id: 'raise', new_config: { id: 'checkout', rules: [{ name: 'ramp', passPercentage: 50 }] } });
+
+    it("rejects a review git does not hold though the payload's new_config is git's version (F1)", async () => {
+      const forged = { ...raised(), new_config: { id: 'checkout', rules: [{ name: 'ramp', passPercentage: 10 }] } };
+      const verdict = await bridge().handle(forged);
+      expect(verdict).toMatchObject({ validated: false });
+      expect(verdict.message).toMatch(/differs in rules/);
+    });
+
+    it('rejects it though the payload leaves new_config out or sends a malformed one (F2)', async () => {
+      const { new_config: _dropped, ...without } = raised();
+      expect(await bridge().handle(without)).toMatchObject({ validated: false, message: expect.stringMatching(/differs in rules/) as string });
+      const malformed = { ...raised(), new_config: 'x' as unknown as Record<string, unknown> };
+      expect(await bridge().handle(malformed)).toMatchObject({ validated: false, message: expect.stringMatching(/differs in rules/) as string });
+    });
+
+    it("rejects a payload naming another entity, kind or change type than the review, naming the mismatch (F3)", async () => {
+      await commitFile('gates/dark_mode.yaml', 'id: dark_mode\n');
+      policies = { protectedEntities: ['gates/checkout'] };
+      const b = bridge();
+      const other = await b.handle({ ...payload({ review_id: 'f3' }), config_name: 'dark_mode', new_config: { id: 'dark_mode' } });
+      expect(other).toEqual({ validated: false, message: "Rejected: the webhook payload does not describe review f3: config_name is 'dark_mode' (the review's: 'checkout').", debugLinks: [] });
+      const kind = await b.handle({ ...payload({ review_id: 'kind' }), config_type: 'experiment', config_name: undefined, experiment_name: 'checkout' });
+      expect(kind.message).toBe("Rejected: the webhook payload does not describe review kind: config_type is 'experiment' (the review's: 'gate'); config_name is missing (the review's: 'checkout'); experiment_name is 'checkout' (the review's: none).");
+      const type = await b.handle({ ...payload({ review_id: 'type' }), type: 'delete' });
+      expect(type.message).toBe("Rejected: the webhook payload does not describe review type: type is 'delete' (the review's: 'rules').");
+      expect(reads).toBe(0);
+      expect(client.calls.filter((c) => c.validated !== undefined).map((c) => [c.reviewID, c.validated])).toEqual([
+        ['f3', false],
+        ['kind', false],
+        ['type', false],
+      ]);
+    });
+
+    it('approves the review git holds whatever configs the payload carries', async () => {
+      const verdict = await bridge().handle({ ...payload(), old_config: null, new_config: { id: 'checkout', rules: [{ name: 'ramp', passPercentage: 99 }] } });
+      expect(verdict.validated).toBe(true);
+    });
   });
 
   it('decides once per review even when the webhook arrives twice', async () => {

@@ -1,8 +1,12 @@
 import { policyViolations, type BridgePolicies } from '../core/bridge-policies.js';
-import { InputError, UpstreamError } from '../errors.js';
+import { escapeControl } from '../core/escape-control.js';
+import { InputError, NotFoundError, UpstreamError } from '../errors.js';
 import { appliedCommitOf } from './applied-commit.js';
 
-/** The pre-commit webhook payload of the spec ("Events"). */
+/**
+ * The pre-commit webhook payload of the spec ("Events"). It is a notification: it says which review
+ * to judge, and the bridge judges the review the console holds, never the configs the payload carries.
+ */
 export interface PrecommitPayload {
   review_id: string;
   submitter: string;
@@ -11,7 +15,6 @@ export interface PrecommitPayload {
   config_name?: string;
   experiment_name?: string;
   type: string;
-  /** The review's description: not a field of the spec's payload (flagops's console sends none), taken when a sender adds it. */
   description?: string;
   old_config?: Record<string, unknown> | null;
   new_config?: Record<string, unknown> | null;
@@ -41,9 +44,22 @@ export interface DesiredStateSource {
   contains(head: string, commit: string): Promise<boolean>;
 }
 
-/** What the webhook payload lacks of a review: its description, which names the commit apply ran at. */
+/** A review as the console holds it: the change it will apply when validated, and its description. */
+export interface ReviewFacts {
+  /** Names the commit apply ran at, for reviews `flagops apply` submitted. */
+  description: string | undefined;
+  configType: string;
+  configName: string;
+  /** The change type the webhook is sent for (the review's first); null when it has none. */
+  type: string | null;
+  oldConfig: Record<string, unknown> | null;
+  /** What the entity becomes (read format); null for a delete. */
+  newConfig: Record<string, unknown> | null;
+}
+
+/** Reads reviews from the console: a NotFoundError for a review it does not hold. */
 export interface ReviewReader {
-  description(reviewID: string): Promise<string | undefined>;
+  review(reviewID: string): Promise<ReviewFacts>;
 }
 
 /** Answers the console through its change-validation endpoint (spec endpoint 10). */
@@ -60,8 +76,8 @@ export interface BridgeDeps {
   console: ChangeValidationClient;
   compare: ConfigComparator;
   policies: () => BridgePolicies;
-  /** Reads each review's description; without it, no decision requires the commit apply ran at. */
-  reviews?: ReviewReader;
+  /** Reads the review each delivery names: what is judged. */
+  reviews: ReviewReader;
   clock: () => number;
   /** Approve when git can't be read (with the reason in the message); reject otherwise. */
   failOpen: boolean;
@@ -85,6 +101,9 @@ export interface Verdict {
   debugLinks: string[];
 }
 
+/** Experiment changes that carry no config: it is enough that git declares the experiment. */
+const LIFECYCLE_TYPES: readonly string[] = ['start_experiment', 'ship_experiment', 'abandon_experiment'];
+
 const FOLDERS: Readonly<Record<string, string>> = {
   gate: 'gates',
   dynamic_config: 'dynamic_configs',
@@ -93,9 +112,12 @@ const FOLDERS: Readonly<Record<string, string>> = {
 };
 
 /**
- * Decides each pre-commit webhook: the proposed config must equal what git declares at the branch
- * head and pass the team's policies, and when apply submitted the change, the head must contain the
- * commit apply ran at. One decision per review, however often the webhook arrives.
+ * Decides each pre-commit webhook on the review the console holds (read through the console's API,
+ * never taken from the payload, which anyone holding the webhook key can write): the review's
+ * proposed config must equal what git declares at the branch head and pass the team's policies, and
+ * when apply submitted the change, the head must contain the commit apply ran at. A payload that
+ * names another entity, kind or change type than the review is rejected. One decision per review,
+ * however often the webhook arrives.
  */
 export class BridgeService {
   private readonly decided = new Map<string, Promise<Verdict>>();
@@ -118,17 +140,37 @@ export class BridgeService {
 
   private async run(payload: PrecommitPayload): Promise<Verdict> {
     const { deps } = this;
-    // Own keys only: a config_type such as `constructor` must not find a folder on the prototype.
-    const folder = Object.hasOwn(FOLDERS, payload.config_type) ? FOLDERS[payload.config_type] : undefined;
-    const id = payload.config_name ?? payload.experiment_name ?? '';
-    const deciding = folder === undefined ? Promise.resolve(reject(`unknown config_type '${payload.config_type}'`)) : this.verdict(payload, folder, id);
-    const progress = this.progressUnlessDecided(payload.review_id, `flagops bridge: checking ${folder ?? payload.config_type}/${id} against git…`, deciding);
-    const verdict = await deciding;
+    // Named as the payload says until the review is read: a progress message only, never a verdict.
+    const named = `${Object.hasOwn(FOLDERS, payload.config_type) ? FOLDERS[payload.config_type] : payload.config_type}/${payload.config_name ?? payload.experiment_name ?? ''}`;
+    const deciding = this.decideOn(payload);
+    const progress = this.progressUnlessDecided(payload.review_id, `flagops bridge: checking ${named} against git…`, deciding);
+    const { verdict, label } = await deciding;
     // A progress message already on its way lands first: after the decision it would be refused.
     await progress;
     await deps.console.decide(payload.review_id, verdict.validated, verdict.message, verdict.debugLinks);
-    deps.log(`review ${payload.review_id} (${folder ?? payload.config_type}/${id}, ${payload.type}): ${verdict.validated ? 'approved' : 'rejected'}: ${verdict.message}`);
+    deps.log(`review ${payload.review_id} (${label}): ${verdict.validated ? 'approved' : 'rejected'}: ${verdict.message}`);
     return verdict;
+  }
+
+  /** Reads the review, checks the payload names it, and judges it. */
+  private async decideOn(payload: PrecommitPayload): Promise<{ verdict: Verdict; label: string }> {
+    const label = `${payload.config_type}/${payload.config_name ?? payload.experiment_name ?? ''}, ${payload.type}`;
+    let review: ReviewFacts;
+    try {
+      review = await this.deps.reviews.review(payload.review_id);
+    } catch (error) {
+      const reason = error instanceof NotFoundError ? 'the console holds no such review' : `the review could not be read from the console (${(error as Error).message})`;
+      return { verdict: reject(`${reason}; nothing was judged.`), label };
+    }
+    const reviewLabel = `${review.configType}/${review.configName}, ${review.type ?? 'no change type'}`;
+    const mismatches = payloadMismatches(payload, review);
+    if (mismatches.length > 0) {
+      return { verdict: reject(`the webhook payload does not describe review ${payload.review_id}: ${mismatches.join('; ')}.`), label: reviewLabel };
+    }
+    // Own keys only: a config_type such as `constructor` must not find a folder on the prototype.
+    const folder = Object.hasOwn(FOLDERS, review.configType) ? FOLDERS[review.configType] : undefined;
+    if (folder === undefined) return { verdict: reject(`unknown config_type '${review.configType}'`), label: reviewLabel };
+    return { verdict: await this.verdict(review, folder), label: `${folder}/${review.configName}, ${review.type ?? 'no change type'}` };
   }
 
   /** Sends the progress message once `progressAfterMs` passes without a decision; resolves when it is sent or not needed. */
@@ -155,27 +197,13 @@ export class BridgeService {
     });
   }
 
-  private async verdict(payload: PrecommitPayload, folder: string, id: string): Promise<Verdict> {
-    // The spec's payload carries no description, so it costs a read of the review, unless a sender adds it.
-    const applied = typeof payload.description === 'string' ? Promise.resolve(appliedCommitOf(payload.description)) : this.appliedCommit(payload.review_id);
-    const first = await this.judge(payload, folder, id, applied);
+  private async verdict(review: ReviewFacts, folder: string): Promise<Verdict> {
+    const applied = review.description === undefined ? undefined : appliedCommitOf(review.description);
+    const first = await this.judge(review, folder, applied);
     if (first.validated) return first;
     // A rejection is final, and the head it saw may predate the change (pushed a moment before the
     // change was submitted, or not fetched yet): look once more, at a head resolved now.
-    return this.judge(payload, folder, id, applied);
-  }
-
-  /** The commit apply ran at, from the review's description; undefined for changes made otherwise. */
-  private async appliedCommit(reviewID: string): Promise<string | undefined> {
-    const { reviews, log } = this.deps;
-    if (!reviews) return undefined;
-    try {
-      const description = await reviews.description(reviewID);
-      return description === undefined ? undefined : appliedCommitOf(description);
-    } catch (error) {
-      log(`review ${reviewID}: cannot read its description (${(error as Error).message}); judging it without the commit it was applied from`);
-      return undefined;
-    }
+    return this.judge(review, folder, applied);
   }
 
   private gitFailure(error: unknown): Verdict {
@@ -183,8 +211,9 @@ export class BridgeService {
     return this.deps.failOpen ? { validated: true, message: `Approved without a git check (failOpen): ${reason}`, debugLinks: [] } : reject(reason);
   }
 
-  private async judge(payload: PrecommitPayload, folder: string, id: string, applied: Promise<string | undefined>): Promise<Verdict> {
+  private async judge(review: ReviewFacts, folder: string, commit: string | undefined): Promise<Verdict> {
     const { deps } = this;
+    const id = review.configName;
     let state: DesiredState;
     try {
       state = await deps.source.read(folder, id);
@@ -195,7 +224,6 @@ export class BridgeService {
     }
     const links = deps.debugLinks?.(state) ?? [];
     const at = `${state.path} at ${state.commit.slice(0, 12)} on ${state.branch}`;
-    const commit = await applied;
     if (commit !== undefined) {
       let contained: boolean;
       try {
@@ -212,10 +240,11 @@ export class BridgeService {
         };
       }
     }
-    const proposed = payload.new_config !== undefined ? payload.new_config : payload.new_experiment;
-    const old = payload.old_config !== undefined ? payload.old_config : payload.old_experiment;
+    const type = review.type ?? '';
+    // Lifecycle changes (start, ship, abandon) are judged as the entity git declares, not as a config.
+    const proposed = LIFECYCLE_TYPES.includes(type) ? undefined : review.newConfig;
 
-    const violations = policyViolations({ folder, id, changeType: payload.type, oldConfig: old ?? null, newConfig: proposed ?? null }, state.policies ?? deps.policies(), deps.clock());
+    const violations = policyViolations({ folder, id, changeType: type, oldConfig: review.oldConfig, newConfig: proposed ?? null }, state.policies ?? deps.policies(), deps.clock());
     if (violations.length > 0) return { validated: false, message: `Rejected by policy: ${violations.join(' ')}`, debugLinks: links };
 
     if (proposed === null) {
@@ -237,6 +266,26 @@ export class BridgeService {
     }
     return { validated: true, message: `Approved: matches ${at}.`, debugLinks: links };
   }
+}
+
+/** Where the payload disagrees with the review it names: each as `field 'sent' (the review: 'held')`. */
+function payloadMismatches(payload: PrecommitPayload, review: ReviewFacts): string[] {
+  const mismatches: string[] = [];
+  const differ = (field: string, sent: unknown, held: unknown): void => {
+    if (sent === held) return;
+    const shown = (value: unknown): string => `'${escapeControl(String(value))}'`;
+    mismatches.push(`${field} ${sent === undefined ? 'is missing' : `is ${shown(sent)}`} (the review's: ${held === undefined ? 'none' : shown(held)})`);
+  };
+  differ('config_type', payload.config_type, review.configType);
+  if (review.configType === 'experiment') {
+    differ('experiment_name', payload.experiment_name, review.configName);
+    if (payload.config_name !== undefined) differ('config_name', payload.config_name, undefined);
+  } else {
+    differ('config_name', payload.config_name, review.configName);
+    if (payload.experiment_name !== undefined) differ('experiment_name', payload.experiment_name, undefined);
+  }
+  differ('type', payload.type, review.type ?? undefined);
+  return mismatches;
 }
 
 function describe(error: unknown): string {

@@ -7,6 +7,7 @@ function app() {
   const service = new BridgeService({
     source: { read: async () => ({ branch: 'main', commit: 'c'.repeat(40), path: 'gates/g.yaml', entity: undefined }), contains: async () => true },
     console: { progress: async () => undefined, decide: async () => undefined },
+    reviews: { review: async () => ({ description: undefined, configType: 'gate', configName: 'g', type: 'rules', oldConfig: null, newConfig: { id: 'g' } }) },
     compare: () => [],
     policies: () => ({}),
     clock: () => 0,

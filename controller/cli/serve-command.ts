@@ -1,4 +1,4 @@
-import { readEnvConfig } from '../config.js';
+import { assertBootstrapKey, readEnvConfig } from '../config.js';
 import { createConsole, isPostgresUrl } from '../compose.js';
 import { InputError } from '../errors.js';
 import { DEFAULT_DURABILITY, DURABILITY_MODES, type Durability } from '../store/sqlite/open-sqlite-store.js';
@@ -9,9 +9,10 @@ export const serveCommand: Command = {
   name: 'serve',
   summary: 'Run the console HTTP API on SQLite (the default) or PostgreSQL',
   usage: `Usage: flagops serve [--host 127.0.0.1] [--port 8080] [--db PATH|:memory:|postgres://URL] [--public-url URL]
-                     [--webhook-timeout MS] [--rate-limit N] [--durability normal|full] [--log-level warn]
+                     [--webhook-timeout MS] [--rate-limit N] [--auth-failures-per-minute 30]
+                     [--durability normal|full] [--log-level warn]
 
-  With an empty database and FLAGOPS_BOOTSTRAP_KEY set, creates an admin key with that value;
+  With an empty database and FLAGOPS_BOOTSTRAP_KEY set (at least 20 characters), creates an admin key with that value;
   with neither keys nor the variable, generates an admin key and prints it once (to stderr).
   Prints "flagops console listening on http://HOST:PORT" to stdout when ready. --port 0 picks a free port.
   --db defaults to $FLAGOPS_DB_URL, else ./.flagops/console.db. A postgres:// URL runs the console on
@@ -23,6 +24,9 @@ export const serveCommand: Command = {
   --rate-limit N allows each key N requests per second (bursts of 2N), answering 429 with Retry-After
   above, per replica (behind a load balancer of R replicas a key gets up to R times N); 0 (the
   default) turns it off.
+  --auth-failures-per-minute N: a client address that sends more than N wrong keys in a minute gets
+  429 with Retry-After for every request until that minute ends (logged once per minute); 0 turns it
+  off. Default 30.
   --durability says what an acknowledged write survives. normal (the default): WAL with
   synchronous=NORMAL; a crash of the process loses nothing, but an OS crash or power loss may roll
   back the writes acknowledged since the last WAL sync (the console checkpoints once a second); the
@@ -38,6 +42,7 @@ export const serveCommand: Command = {
     'webhook-timeout': { type: 'string', default: '120000' },
     'log-level': { type: 'string', default: 'warn' },
     'rate-limit': { type: 'string', default: '0' },
+    'auth-failures-per-minute': { type: 'string', default: '30' },
     durability: { type: 'string', default: DEFAULT_DURABILITY },
   },
   async run(args, io) {
@@ -53,6 +58,7 @@ export const serveCommand: Command = {
       throw new InputError('Invalid option.', [{ property: '--durability', errorMessage: `must be one of ${DURABILITY_MODES.join(', ')}` }]);
     }
     const env = readEnvConfig(io.env);
+    assertBootstrapKey(env.bootstrapKey);
     const db = stringOption(args, 'db') ?? env.dbUrl ?? './.flagops/console.db';
     const instance = createConsole({
       db,
@@ -60,6 +66,7 @@ export const serveCommand: Command = {
       bootstrapKey: env.bootstrapKey,
       webhookTimeoutMs,
       rateLimitPerSecond: intOption(args, 'rate-limit', 0, 1_000_000),
+      failedAuthPerMinute: intOption(args, 'auth-failures-per-minute', 0, 1_000_000),
       durability,
       logger: stderrLogger(io, level),
     });

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { readEnvConfig } from '../config.js';
+import { assertBootstrapKey, readEnvConfig } from '../config.js';
 import { runUp } from '../compose.js';
 import { stringOption, type Command } from './command.js';
 import { progressPrinter } from './apply-command.js';
@@ -25,12 +25,14 @@ export const upCommand: Command = {
   },
   async run(args, io) {
     const repo = stringOption(args, 'repo');
+    const { bootstrapKey } = readEnvConfig(io.env);
+    assertBootstrapKey(bootstrapKey);
     await runUp({
       stateDir: resolve(io.cwd, stringOption(args, 'state-dir') ?? '.flagops'),
       repoDir: repo === undefined ? undefined : resolve(io.cwd, repo),
       host: stringOption(args, 'host') ?? '127.0.0.1',
       port: intOption(args, 'port', 0, 65535),
-      bootstrapKey: readEnvConfig(io.env).bootstrapKey,
+      bootstrapKey,
       webhookTimeoutMs: intOption(args, 'webhook-timeout', 1, 24 * 3600 * 1000),
       logger: stderrLogger(io, stringOption(args, 'log-level') ?? 'warn'),
       print: (text) => io.stdout(text),

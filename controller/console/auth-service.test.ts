@@ -93,9 +93,10 @@ describe('authenticate', () => {
   });
 
   it('follows role changes made through the service at once (no stale cached permissions)', async () => {
-    const { secret } = (await auth.createKey({ description: 'ci', userEmail: 'dev@example.com', role: 'member' }));
+    await auth.createRole('writer', ['read', 'write']);
+    const { secret } = (await auth.createKey({ description: 'ci', userEmail: 'dev@example.com', role: 'writer' }));
     expect((await auth.authenticate(secret)).permissions.has('write')).toBe(true);
-    expect((await auth.updateRole('member', ['read', 'read']))).toEqual({ name: 'member', permissions: ['read'], builtin: true });
+    expect((await auth.updateRole('writer', ['read', 'read'])).after).toEqual({ name: 'writer', permissions: ['read'], builtin: false });
     expect([...(await auth.authenticate(secret)).permissions]).toEqual(['read']);
   });
 
@@ -239,7 +240,7 @@ describe('keys', () => {
   it("updating a key's role changes its user's role for every key of the user", async () => {
     const a = (await auth.createKey({ description: 'a', userEmail: 'dev@example.com', role: 'member' }));
     const b = (await auth.createKey({ description: 'b', userEmail: 'dev@example.com', role: 'member' }));
-    expect((await auth.updateKey(a.key.id, { role: 'read_only', description: 'demoted' }))).toMatchObject({ role: 'read_only', description: 'demoted' });
+    expect((await auth.updateKey(a.key.id, { role: 'read_only', description: 'demoted' })).after).toMatchObject({ role: 'read_only', description: 'demoted' });
     expect((await auth.authenticate(b.secret)).role).toBe('read_only');
     await expect(auth.updateKey(a.key.id, { role: 'wizard' })).rejects.toThrow(InputError);
   });

@@ -1,9 +1,10 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { KeyType } from '../../schemas/key.js';
 import { AuthenticationError, ConflictError, InputError, NotAllowedError, NotFoundError, type FieldError } from '../errors.js';
-import { DuplicateKeyError, type KeyRecord, type RoleRecord, type Store, type StoreRepos } from '../store/ports.js';
-import { assertCallerCoversKey, keyTargetApps } from './key-scope.js';
-import { BUILTIN_ROLES, READ_ONLY_SCOPE, type Actor } from './permissions.js';
+import { DuplicateKeyError, type JsonObject, type KeyRecord, type RoleRecord, type Store, type StoreRepos } from '../store/ports.js';
+import { foldEmail, sameEmail } from '../core/same-email.js';
+import { assertCallerCoversKey, assertCallerUnlimited, keyTargetApps } from './key-scope.js';
+import { BUILTIN_ROLES, READ_ONLY_SCOPE, SYSTEM_ACTOR, type Actor } from './permissions.js';
 
 /** Secret prefixes by key type, as the reference console has them: an SDK key is told apart at a glance. */
 const KEY_PREFIXES: Readonly<Record<KeyType, string>> = { CONSOLE: 'console-', SERVER: 'secret-', CLIENT: 'client-' };
@@ -80,6 +81,21 @@ function keyShapeErrors(type: KeyType, fields: { role?: string; scopes?: readonl
 
 const ACTOR_CACHE_MAX = 1000;
 
+/** A key as its audit rows show it: what the API shows (never the secret or its hash). */
+function auditedKey(key: KeyView): JsonObject {
+  return { ...key } as unknown as JsonObject;
+}
+
+/**
+ * Refuses, naming what is missing, when `permissions` holds one the caller lacks: no key grants (or
+ * takes away from another) more than it holds. Absent caller: the shell and the bootstrap.
+ */
+function assertCallerHolds(caller: Actor | undefined, permissions: readonly string[], what: string): void {
+  if (!caller) return;
+  const missing = [...new Set(permissions)].filter((p) => !caller.permissions.has(p));
+  if (missing.length > 0) throw new NotAllowedError(`This key's role lacks ${missing.join(', ')}: it may not ${what}.`);
+}
+
 /** Users, keys and roles. Keys are stored as sha256 hashes and compared in constant time. */
 export class AuthService {
   /**
@@ -153,7 +169,8 @@ export class AuthService {
     const user = await store.auth.getUser(key.userEmail);
     const role = user?.role ?? 'read_only';
     const permissions = key.scopes.includes(READ_ONLY_SCOPE) ? ['read'] : ((await store.roles.get(role))?.permissions ?? []);
-    const actor: Actor = { userEmail: key.userEmail, keyId: key.id, role, permissions: new Set(permissions), environments: key.environments, targetApps: keyTargetApps(key) };
+    // Folded: what the actor writes (submitter, approver, committer) compares case-insensitively.
+    const actor: Actor = { userEmail: foldEmail(key.userEmail), keyId: key.id, role, permissions: new Set(permissions), environments: key.environments, targetApps: keyTargetApps(key) };
     if (cache) {
       if (cache.bySecret.size >= ACTOR_CACHE_MAX) cache.bySecret.clear();
       cache.bySecret.set(secret, actor);
@@ -161,27 +178,42 @@ export class AuthService {
     return actor;
   }
 
-  /** Creates a custom role; 409 when the name exists. Permissions are de-duplicated. */
-  createRole(name: string, permissions: readonly string[]): Promise<RoleRecord> {
+  /**
+   * Creates a custom role; 409 when the name exists. Permissions are de-duplicated. A caller (absent:
+   * the shell) may give it only permissions its own role holds, and not when its key is limited.
+   */
+  createRole(name: string, permissions: readonly string[], caller?: Actor): Promise<RoleRecord> {
+    assertCallerUnlimited(caller, 'create roles');
+    assertCallerHolds(caller, permissions, `create a role with them`);
     return this.deps.store.transaction(async (tx) => {
       await tx.lock?.(`role:${name}`);
       if (await tx.roles.get(name)) throw new ConflictError(`Role ${name} already exists.`);
       const created = { name, permissions: [...new Set(permissions)], builtin: false };
       await tx.roles.upsert(created);
+      await this.audit(tx, caller, 'create', 'role', name, { before: null, after: { permissions: created.permissions } });
       return created;
     });
   }
 
-  /** Replaces a role's permissions; the admin role keeps every permission. */
-  updateRole(name: string, permissions: readonly string[]): Promise<RoleRecord> {
+  /**
+   * Replaces a custom role's permissions; built-in roles stay as they are. A caller may change only a
+   * role whose permissions, before and after, its own role holds, and not when its key is limited.
+   */
+  updateRole(name: string, permissions: readonly string[], caller?: Actor): Promise<{ before: RoleRecord; after: RoleRecord }> {
+    assertCallerUnlimited(caller, 'change roles');
     return this.deps.store.transaction(async (tx) => {
       await tx.lock?.(`role:${name}`);
       const existing = await tx.roles.get(name);
       if (!existing) throw new NotFoundError('Role not found.');
-      if (name === 'admin') throw new ConflictError('The admin role keeps every permission; create a custom role instead.');
+      if (existing.builtin || Object.hasOwn(BUILTIN_ROLES, name)) {
+        throw new ConflictError(`Role ${name} is built in and cannot be changed; create a custom role with the permissions you need.`);
+      }
+      assertCallerHolds(caller, existing.permissions, `change role ${name}, which holds them`);
+      assertCallerHolds(caller, permissions, `give them to role ${name}`);
       const updated = { ...existing, permissions: [...new Set(permissions)] };
       await tx.roles.upsert(updated);
-      return updated;
+      await this.audit(tx, caller, 'update', 'role', name, { before: { permissions: existing.permissions }, after: { permissions: updated.permissions } });
+      return { before: existing, after: updated };
     });
   }
 
@@ -192,18 +224,34 @@ export class AuthService {
   }
 
   /** Deletes a custom role that no user holds; built-in roles stay. */
-  async deleteRole(name: string): Promise<void> {
-    await this.deps.store.transaction(async (tx) => {
+  async deleteRole(name: string, caller?: Actor): Promise<RoleRecord> {
+    assertCallerUnlimited(caller, 'delete roles');
+    return this.deps.store.transaction(async (tx) => {
       await tx.lock?.(`role:${name}`);
       const existing = await tx.roles.get(name);
       if (!existing) throw new NotFoundError('Role not found.');
       if (existing.builtin) throw new ConflictError(`Role ${name} is built in and cannot be deleted.`);
+      assertCallerHolds(caller, existing.permissions, `delete role ${name}, which holds them`);
       const holders = await tx.auth.countUsersWithRole(name);
       if (holders > 0) {
         throw new ConflictError(`Role ${name} is held by ${holders} ${holders === 1 ? 'user' : 'users'}; give them another role first (PATCH /console/v1/keys/{id} { "role": ... }).`);
       }
       await tx.roles.delete(name);
+      await this.audit(tx, caller, 'delete', 'role', name, { before: { permissions: existing.permissions }, after: null });
+      return existing;
     });
+  }
+
+  /** The permissions a role holds (none for an unknown role). */
+  private async rolePermissions(repos: StoreRepos, role: string): Promise<string[]> {
+    return (await repos.roles.get(role))?.permissions ?? [];
+  }
+
+  /** What a key may do: its user's role, or read only under omni_read_only; SDK keys call no Console API. */
+  private async keyPermissions(repos: StoreRepos, key: Pick<KeyRecord, 'type' | 'scopes' | 'userEmail'>, role?: string): Promise<string[]> {
+    if (key.type !== 'CONSOLE') return [];
+    if (key.scopes.includes(READ_ONLY_SCOPE)) return ['read'];
+    return this.rolePermissions(repos, role ?? (await repos.auth.getUser(key.userEmail))?.role ?? 'read_only');
   }
 
   private async assertRole(tx: StoreRepos, role: string): Promise<void> {
@@ -222,7 +270,8 @@ export class AuthService {
     const type = input.type ?? 'CONSOLE';
     const apps = targetAppsOf(input.targetAppID ?? null, input.secondaryTargetAppIDs ?? []);
     const errors = keyShapeErrors(type, { role: input.role, scopes: input.scopes, ...apps });
-    const userEmail = input.userEmail ?? (type === 'CONSOLE' ? undefined : caller?.userEmail);
+    const given = input.userEmail ?? (type === 'CONSOLE' ? undefined : caller?.userEmail);
+    const userEmail = given === undefined ? undefined : foldEmail(given);
     if (userEmail === undefined) errors.push({ property: 'userEmail', errorMessage: type === 'CONSOLE' ? 'is required for CONSOLE keys' : 'is required: no caller to own the key' });
     if (type === 'CONSOLE' && input.role === undefined) errors.push({ property: 'role', errorMessage: 'is required for CONSOLE keys' });
     if (errors.length > 0 || userEmail === undefined) throw new InputError('Invalid key.', errors);
@@ -252,6 +301,7 @@ export class AuthService {
       }
       if (!user) await tx.auth.upsertUser({ email: userEmail, role: input.role, createdTime: clock() });
     }
+    assertCallerHolds(caller, await this.keyPermissions(tx, key, input.role ?? user?.role), `create a key holding them`);
     await tx.auth.insertKey(key);
     return key;
   }
@@ -260,12 +310,20 @@ export class AuthService {
     const secret = newSecret(input.type);
     return this.deps.store.transaction(async (tx) => {
       const record = await this.insertKeyIn(tx, input, secret, caller);
-      return { key: await this.view(record, tx), secret };
+      const key = await this.view(record, tx);
+      await this.audit(tx, caller, 'create', 'key', key.id, { before: null, after: auditedKey(key) });
+      return { key, secret };
     });
   }
 
-  async view(key: KeyRecord, repos: StoreRepos = this.deps.store): Promise<KeyView> {
-    const role = key.type === 'CONSOLE' ? ((await repos.auth.getUser(key.userEmail))?.role ?? 'read_only') : null;
+  /** One audit row, in the transaction of the change it records; never a secret or a hash. */
+  private async audit(tx: StoreRepos, caller: Actor | undefined, action: string, kind: string, entityId: string, details: JsonObject): Promise<void> {
+    const actor = caller ?? SYSTEM_ACTOR;
+    await tx.audit.append({ time: this.deps.clock(), actorEmail: actor.userEmail, actorKeyId: actor.keyId, action, kind, entityId, version: null, reviewId: null, details });
+  }
+
+  async view(key: KeyRecord, repos: StoreRepos = this.deps.store, userRole?: string): Promise<KeyView> {
+    const role = key.type === 'CONSOLE' ? (userRole ?? (await repos.auth.getUser(key.userEmail))?.role ?? 'read_only') : null;
     return {
       id: key.id,
       type: key.type,
@@ -303,9 +361,10 @@ export class AuthService {
     return key;
   }
 
-  updateKey(id: string, patch: KeyPatch, caller?: Actor): Promise<KeyView> {
+  updateKey(id: string, patch: KeyPatch, caller?: Actor): Promise<{ before: KeyView; after: KeyView }> {
     return this.deps.store.transaction(async (tx) => {
       const key = await this.requireKey(tx, id, caller);
+      assertCallerHolds(caller, await this.keyPermissions(tx, key), `change key ${key.id}, which holds them`);
       const apps = targetAppsOf(
         patch.targetAppID === undefined ? key.primaryTargetApp : patch.targetAppID,
         patch.secondaryTargetAppIDs === undefined ? key.secondaryTargetApps : (patch.secondaryTargetAppIDs ?? []),
@@ -320,39 +379,62 @@ export class AuthService {
         ...apps,
       };
       assertCallerCoversKey(caller, updated, 'change');
-      if (patch.role !== undefined) {
+      const user = await tx.auth.getUser(key.userEmail);
+      const roleBefore = user?.role ?? 'read_only';
+      if (patch.role !== undefined && patch.role !== roleBefore) {
         await tx.lock?.(`user:${key.userEmail}`);
         await this.assertRole(tx, patch.role);
-        const user = await tx.auth.getUser(key.userEmail);
+        // The role is the user's: every key of the user changes with it.
+        assertCallerHolds(caller, await this.rolePermissions(tx, roleBefore), `change the role of ${key.userEmail}, whose role '${roleBefore}' holds them`);
+        assertCallerHolds(caller, await this.rolePermissions(tx, patch.role), `give ${key.userEmail} role '${patch.role}'`);
+        if ((caller?.environments ?? []).length > 0 || (caller?.targetApps ?? []).length > 0) {
+          for (const other of await tx.auth.listKeys()) if (sameEmail(other.userEmail, key.userEmail)) assertCallerCoversKey(caller, other, `change the role of the user of`);
+        }
         await tx.auth.upsertUser({ email: key.userEmail, role: patch.role, createdTime: user?.createdTime ?? this.deps.clock() });
+        await this.audit(tx, caller, 'update', 'user', key.userEmail, { before: { role: roleBefore }, after: { role: patch.role }, key: key.id });
       }
+      assertCallerHolds(caller, await this.keyPermissions(tx, updated, patch.role ?? roleBefore), `give key ${key.id} them`);
       await tx.auth.updateKey(updated);
-      return this.view(updated, tx);
+      const views = { before: await this.view(key, tx, roleBefore), after: await this.view(updated, tx) };
+      await this.audit(tx, caller, 'update', 'key', key.id, { before: auditedKey(views.before), after: auditedKey(views.after) });
+      return views;
     });
   }
 
   rotateKey(id: string, caller?: Actor): Promise<{ key: KeyView; secret: string }> {
     return this.deps.store.transaction(async (tx) => {
       const current = await this.requireKey(tx, id, caller, 'rotate');
+      // Rotating hands out the new secret: of a key that may do more than the caller, that is escalation.
+      assertCallerHolds(caller, await this.keyPermissions(tx, current), `rotate key ${id}, which holds them`);
       const secret = newSecret(current.type);
       const key = { ...current, hash: hashKey(secret), lastRotatedTime: this.deps.clock() };
       await tx.auth.updateKey(key);
-      return { key: await this.view(key, tx), secret };
+      const view = await this.view(key, tx);
+      await this.audit(tx, caller, 'rotate', 'key', id, { before: auditedKey(await this.view(current, tx)), after: auditedKey(view) });
+      return { key: view, secret };
     });
   }
 
   deactivateKey(id: string, caller?: Actor): Promise<KeyView> {
     return this.deps.store.transaction(async (tx) => {
-      const key = { ...(await this.requireKey(tx, id, caller, 'deactivate')), active: false };
+      const current = await this.requireKey(tx, id, caller, 'deactivate');
+      assertCallerHolds(caller, await this.keyPermissions(tx, current), `deactivate key ${id}, which holds them`);
+      const key = { ...current, active: false };
       await tx.auth.updateKey(key);
-      return this.view(key, tx);
+      const view = await this.view(key, tx);
+      if (current.active) await this.audit(tx, caller, 'deactivate', 'key', id, { before: auditedKey(await this.view(current, tx)), after: auditedKey(view) });
+      return view;
     });
   }
 
-  async deleteKey(id: string, caller?: Actor): Promise<void> {
-    await this.deps.store.transaction(async (tx) => {
-      await this.requireKey(tx, id, caller, 'delete');
+  async deleteKey(id: string, caller?: Actor): Promise<KeyView> {
+    return this.deps.store.transaction(async (tx) => {
+      const key = await this.requireKey(tx, id, caller, 'delete');
+      assertCallerHolds(caller, await this.keyPermissions(tx, key), `delete key ${id}, which holds them`);
+      const view = await this.view(key, tx);
       await tx.auth.deleteKey(id);
+      await this.audit(tx, caller, 'delete', 'key', id, { before: auditedKey(view), after: null });
+      return view;
     });
   }
 }

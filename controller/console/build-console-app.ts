@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { UnavailableError } from '../errors.js';
+import { AuthenticationError, UnavailableError } from '../errors.js';
 import type { Store } from '../store/ports.js';
 import type { AuthService } from './auth-service.js';
 import type { EntityService } from './entity-service.js';
 import { UNMATCHED_ROUTE, createConsoleMetrics, type ConsoleMetrics } from './http/console-metrics.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandler } from './http/error-handler.js';
 import { installJsonBodyParser } from './http/json-body-parser.js';
+import { FailedAuthLimiter } from './http/failed-auth-limiter.js';
 import { RateLimiter } from './http/rate-limiter.js';
 import { buildOpenApiDocument } from './http/openapi-document.js';
 import { RouteCatalog } from './http/route-catalog.js';
@@ -33,6 +34,8 @@ export interface ConsoleAppDeps {
   bodyLimit?: number;
   /** Requests per key: `perSecond` on average, bursts up to `burst`; 429 above. Off when absent. */
   rateLimit?: { perSecond: number; burst: number };
+  /** Failed authentications a client address may make per minute before it gets 429; off when absent or 0. */
+  failedAuthPerMinute?: number;
   /** Served at `GET /metrics`; the app makes its own when absent. Pass one to count webhook deliveries into it. */
   metrics?: ConsoleMetrics;
 }
@@ -100,6 +103,9 @@ export function buildConsoleApp(deps: ConsoleAppDeps): FastifyInstance {
   // A callback hook, not an async one: it runs on every request, and Fastify runs a callback hook
   // without an extra promise per hook (bench:api).
   const limiter = deps.rateLimit ? new RateLimiter(deps.rateLimit) : undefined;
+  const failedAuth = deps.failedAuthPerMinute
+    ? new FailedAuthLimiter({ perMinute: deps.failedAuthPerMinute, log: (address, failures) => app.log.warn({ client: address, failures }, 'failed authentications over the limit: answering 429 until the minute ends') })
+    : undefined;
   let closing = false;
   const refreshMarks = deps.store.refreshMarks?.bind(deps.store);
   app.addHook('preClose', (done) => {
@@ -108,6 +114,8 @@ export function buildConsoleApp(deps: ConsoleAppDeps): FastifyInstance {
   });
   app.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
+    // A browser must not guess a type other than the one sent (a JSON body read as HTML).
+    void reply.header('x-content-type-options', 'nosniff');
     // A request that arrives on an open connection while the console drains: in-flight requests
     // finish, new ones are turned away (a load balancer retries them on another replica).
     if (closing) {
@@ -122,6 +130,8 @@ export function buildConsoleApp(deps: ConsoleAppDeps): FastifyInstance {
       done();
       return;
     }
+    // API answers hold secrets (a new key) and per-key data: no cache, shared or private, keeps them.
+    void reply.header('cache-control', 'no-store');
     const header = request.headers['service-api-key'];
     const secret = Array.isArray(header) ? header[0] : header;
     const signedIn = (actor: Actor): void => {
@@ -136,9 +146,19 @@ export function buildConsoleApp(deps: ConsoleAppDeps): FastifyInstance {
       done();
     };
     const signIn = (): void => {
+      // Checked before the key is (cached or not): an address over the limit learns nothing about the keys it tries.
+      try {
+        failedAuth?.check(request.ip);
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
       const known = deps.auth.cachedActor(secret);
-      if (known) signedIn(known);
-      else deps.auth.authenticate(secret).then(signedIn, done);
+      if (known) return signedIn(known);
+      deps.auth.authenticate(secret).then(signedIn, (error: Error) => {
+        if (error instanceof AuthenticationError && secret !== undefined && secret !== '') failedAuth?.fail(request.ip);
+        done(error);
+      });
     };
     // A store shared by several replicas learns what the others wrote before this request reads
     // through its caches: a read that starts after any replica acknowledged a write sees it.

@@ -12,7 +12,7 @@ import { labelInSentence, type EntityLookup, type KindDef } from './kinds/kind-d
 import { activeReviewsOf, type ActiveReview } from './active-reviews.js';
 import { PreloadedLookup } from './kinds/preloaded-lookup.js';
 import { conformOwnCopy } from './kinds/response-shape.js';
-import { assertChangeWithinKeyScope } from './key-scope.js';
+import { assertChangeWithinKeyScope, assertReferencesWithinKeyScope } from './key-scope.js';
 import type { Actor } from './permissions.js';
 
 export type EntityOp =
@@ -471,6 +471,7 @@ export class EntityService {
     const { before, id } = prepared;
     // Every write of an entity ends here (direct, dry run, review submission and commit).
     assertChangeWithinKeyScope({ label: def.label, id, before: before?.data, after: prepared.after }, actor);
+    await assertReferencesWithinKeyScope(def.kind, { label: def.label, id, before: before?.data, after: prepared.after }, actor, async (kind, ref) => (await tx.entities.get(kind, ref))?.data);
     if (options.expectedVersion !== undefined && before !== undefined && before.version !== options.expectedVersion) {
       throw new ConflictError(`Version mismatch: ${def.label} ${id} is at version ${before.version}, not ${options.expectedVersion}.`);
     }

@@ -47,6 +47,15 @@ export function assertCallerCoversKey(caller: Actor | undefined, key: Pick<KeyRe
   }
 }
 
+/**
+ * Refuses a caller whose key is limited to environments or target apps: roles and settings apply to
+ * every environment and app, so changing them would reach past the limits.
+ */
+export function assertCallerUnlimited(caller: Actor | undefined, what: string): void {
+  const limits = [...(caller?.environments ?? []).map((e) => `environment ${e}`), ...(caller?.targetApps ?? []).map((a) => `target app ${a}`)];
+  if (limits.length > 0) throw new NotAllowedError(`This key is limited (${list(limits)}): it may not ${what}, which apply to every environment and app.`);
+}
+
 /** A change of one entity: its stored data before (undefined: created) and after (undefined: deleted). */
 export interface ScopedChange {
   label: string;
@@ -79,6 +88,13 @@ export function assertChangeWithinKeyScope(change: ScopedChange, actor: Actor): 
         `This key may change rules of environments ${list(environments)} only: ${labelInSentence(change.label)} ${change.id} ${touched.how} rule '${touched.name}' (${touched.path}), which applies to ${where}.`,
       );
     }
+    for (const touched of touchedOverrides(change)) {
+      if (touched.environment !== null && environments.includes(touched.environment)) continue;
+      const where = touched.environment === null ? 'every environment' : `environment ${touched.environment}`;
+      throw new NotAllowedError(
+        `This key may change overrides of environments ${list(environments)} only: ${labelInSentence(change.label)} ${change.id} changes ${touched.path}, which applies to ${where}.`,
+      );
+    }
     for (const field of ENVIRONMENT_LIST_FIELDS) {
       const before = stringsOf(change.before?.[field]);
       const after = stringsOf(change.after?.[field]);
@@ -88,6 +104,71 @@ export function assertChangeWithinKeyScope(change: ScopedChange, actor: Actor): 
       throw new NotAllowedError(
         `This key may change environments ${list(environments)} only: ${labelInSentence(change.label)} ${change.id} adds or removes ${list(outside)} in ${field}.`,
       );
+    }
+  }
+}
+
+/**
+ * Override lists, as stored: a gate's `overrides` object (plain id lists apply in every environment;
+ * `environmentOverrides` entries in theirs) and an experiment's `overrides` and `userIDOverrides`
+ * entries. An entry without an environment applies to every environment.
+ */
+function overrideEntries(data: JsonObject | undefined): Map<string, { path: string; environment: string | null }> {
+  const entries = new Map<string, { path: string; environment: string | null }>();
+  const add = (path: string, value: unknown, environment: unknown): void => {
+    const env = typeof environment === 'string' && environment !== '' ? environment : null;
+    entries.set(`${path.replace(/\[\d+\]$/, '')} ${JSON.stringify(value)}`, { path, environment: env });
+  };
+  const entryList = (path: string, value: unknown): void => {
+    if (!Array.isArray(value)) return;
+    value.forEach((entry, i) => add(`${path}[${i}]`, entry, entry !== null && typeof entry === 'object' ? (entry as JsonObject)['environment'] : null));
+  };
+  const overrides = data?.['overrides'];
+  if (Array.isArray(overrides)) entryList('overrides', overrides);
+  else if (overrides !== null && typeof overrides === 'object') {
+    for (const [field, value] of Object.entries(overrides as JsonObject)) {
+      if (field === 'environmentOverrides') entryList('overrides.environmentOverrides', value);
+      // An empty list overrides nothing: a gate stored without overrides reads with empty lists.
+      else if (!Array.isArray(value) || value.length > 0) add(`overrides.${field}`, value, null);
+    }
+  }
+  entryList('userIDOverrides', data?.['userIDOverrides']);
+  return entries;
+}
+
+/** Override entries a change adds, removes or changes. */
+function touchedOverrides(change: ScopedChange): { path: string; environment: string | null }[] {
+  const before = overrideEntries(change.before);
+  const after = overrideEntries(change.after);
+  return [...[...after].filter(([key]) => !before.has(key)), ...[...before].filter(([key]) => !after.has(key))].map(([, entry]) => entry);
+}
+
+/** Holdout fields that attach other entities to it, with the kind each names. */
+const HOLDOUT_REFERENCES = [
+  ['gateIDs', 'gate'],
+  ['experimentIDs', 'experiment'],
+  ['layerIDs', 'layer'],
+] as const;
+
+/**
+ * A key limited to target apps changes a holdout's members only among entities of its apps (a
+ * holdout decides who sees the entities it holds), and never `isGlobal`, which puts every gate
+ * created after it, of any app, in the holdout. `read` gives an entity's stored data.
+ */
+export async function assertReferencesWithinKeyScope(kind: string, change: ScopedChange, actor: Actor, read: (kind: string, id: string) => Promise<JsonObject | undefined>): Promise<void> {
+  const apps = actor.targetApps ?? [];
+  if (apps.length === 0 || kind !== 'holdout') return;
+  if ((change.before?.['isGlobal'] === true) !== (change.after?.['isGlobal'] === true)) {
+    throw new NotAllowedError(`Holdout ${change.id}: isGlobal reaches every gate created after it, of any app; this key may change only entities of target apps ${list(apps)}.`);
+  }
+  for (const [field, referenced] of HOLDOUT_REFERENCES) {
+    const before = stringsOf(change.before?.[field]);
+    const after = stringsOf(change.after?.[field]);
+    for (const id of [...after.filter((i) => !before.includes(i)), ...before.filter((i) => !after.includes(i))]) {
+      const targets = targetAppsOfEntity((await read(referenced, id)) ?? {});
+      if (targets.some((app) => apps.includes(app))) continue;
+      const what = targets.length === 0 ? 'no app (so every app)' : `apps ${list(targets)}`;
+      throw new NotAllowedError(`Holdout ${change.id} ${after.includes(id) ? 'adds' : 'removes'} ${referenced.replace('_', ' ')} ${id} (${field}), which targets ${what}; this key may change only entities of target apps ${list(apps)}.`);
     }
   }
 }

@@ -131,6 +131,10 @@ describe('flagops serve (child process, real HTTP)', () => {
       expect((await api(server, 'GET', '/console/v1/gates', undefined, 'console-other')).status).toBe(401);
     });
 
+    it('a FLAGOPS_BOOTSTRAP_KEY shorter than 20 characters is refused, naming the variable', async () => {
+      await expect(start({ db: newDb(), key: 'console-7chars' })).rejects.toThrow(/FLAGOPS_BOOTSTRAP_KEY: must be at least 20 characters long/);
+    });
+
     it('without it, a key is generated and printed once on stderr; a restart creates no new key', async () => {
       const db = newDb();
       const first = await start({ db, withoutBootstrapKey: true });
@@ -150,10 +154,10 @@ describe('flagops serve (child process, real HTTP)', () => {
 
     it('on a database that has keys, FLAGOPS_BOOTSTRAP_KEY adds nothing', async () => {
       const db = newDb();
-      await stop(await start({ db, key: 'console-first-key' }));
-      const second = await start({ db, key: 'console-second-key' });
-      expect((await api(second, 'GET', '/console/v1/gates', undefined, 'console-second-key')).status).toBe(401);
-      expect((await api(second, 'GET', '/console/v1/keys', undefined, 'console-first-key')).body.data).toHaveLength(1);
+      await stop(await start({ db, key: 'console-first-bootstrap-key' }));
+      const second = await start({ db, key: 'console-second-bootstrap-key' });
+      expect((await api(second, 'GET', '/console/v1/gates', undefined, 'console-second-bootstrap-key')).status).toBe(401);
+      expect((await api(second, 'GET', '/console/v1/keys', undefined, 'console-first-bootstrap-key')).body.data).toHaveLength(1);
     });
   });
 });

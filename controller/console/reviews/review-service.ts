@@ -5,6 +5,7 @@ import { parseWith } from '../../core/zod-errors.js';
 import { ConflictError, InputError, NotAllowedError, NotFoundError } from '../../errors.js';
 import { UNDECIDED_REVIEW, type JsonObject, type Page, type ReviewRecord, type Store, type StoreRepos } from '../../store/ports.js';
 import type { EntityOp, EntityService, PreparedChange } from '../entity-service.js';
+import { sameEmail } from '../../core/same-email.js';
 import { assertChangeWithinKeyScope } from '../key-scope.js';
 import type { Actor } from '../permissions.js';
 import { randomHex } from '../random-token.js';
@@ -297,13 +298,13 @@ export class ReviewService {
 
   /** Reviewer rules: approve_reviews (checked by the route), no self-approval, the entity's allowed reviewers. */
   private async assertReviewer(tx: StoreRepos, review: ReviewRecord, actor: Actor, deciding: 'approve' | 'reject'): Promise<void> {
-    if (deciding === 'approve' && review.submitter === actor.userEmail && !actor.permissions.has('self_approve_review')) {
+    if (deciding === 'approve' && sameEmail(review.submitter, actor.userEmail) && !actor.permissions.has('self_approve_review')) {
       throw new NotAllowedError('You submitted this review: approving it needs the self_approve_review permission.');
     }
     const entity = (await tx.entities.get(review.kind, review.entityId))?.data ?? review.after ?? {};
     const settings = entity['reviewSettings'] as { allowedReviewers?: { email?: string }[] } | undefined;
-    const allowed = (settings?.allowedReviewers ?? []).map((r) => r.email?.toLowerCase()).filter((e): e is string => e !== undefined && e !== '');
-    if (allowed.length > 0 && !allowed.includes(actor.userEmail.toLowerCase())) {
+    const allowed = (settings?.allowedReviewers ?? []).map((r) => r.email).filter((e): e is string => e !== undefined && e !== '');
+    if (allowed.length > 0 && !allowed.some((email) => sameEmail(email, actor.userEmail))) {
       throw new NotAllowedError(`Only the allowed reviewers of ${review.kind.replace('_', ' ')} ${review.entityId} may ${deciding} its reviews.`);
     }
   }
@@ -332,7 +333,7 @@ export class ReviewService {
   async cancel(ref: ReviewRef, actor: Actor): Promise<Review> {
     const result = await this.inTransaction(async (tx) => {
       const review = await this.load(ref, tx);
-      if (review.submitter !== actor.userEmail && !actor.permissions.has('manage_settings')) {
+      if (!sameEmail(review.submitter, actor.userEmail) && !actor.permissions.has('manage_settings')) {
         throw new NotAllowedError('Only the submitter (or an admin) may cancel a review.');
       }
       if (FINAL.includes(review.status)) throw this.wrongState(review, 'canceled');
@@ -507,7 +508,7 @@ export class ReviewService {
       [review.approvedBy, 'approved'],
       [review.validation?.committer ?? review.committer, 'committed'],
     ];
-    const part = roles.find(([email]) => email === actor.userEmail);
+    const part = roles.find(([email]) => sameEmail(email, actor.userEmail));
     if (part) {
       throw new NotAllowedError(
         `${actor.userEmail} ${part[1]} this review; a user who submitted, approved or committed a change cannot decide its validation.`,

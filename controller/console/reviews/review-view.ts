@@ -1,5 +1,20 @@
 import { PENDING_VALIDATION_TITLE, type Review, type ReviewAction, type ReviewStatus } from '../../../schemas/review.js';
 import type { ReviewRecord } from '../../store/ports.js';
+import type { Actor } from '../permissions.js';
+
+/** What a key without manage_settings reads of a failed delivery instead of its reason. */
+export const DELIVERY_FAILED = 'the delivery failed (keys with manage_settings see why)';
+
+/**
+ * A review as `actor` may see it: why a webhook delivery failed (refused, reset, timed out, an HTTP
+ * status) tells whoever reads it what listens where the webhook points, so only those who may set
+ * the webhook (manage_settings, admins) read the reason; others read that it failed.
+ */
+export function reviewForViewer<T extends { validation: { lastError: string | null } | null }>(review: T, actor: Actor): T {
+  const { validation } = review;
+  if (!validation || validation.lastError === null || actor.permissions.has('manage_settings')) return review;
+  return { ...review, validation: { ...validation, lastError: DELIVERY_FAILED } };
+}
 
 /**
  * A stored review as the API shows it. While it is pending validation, `validation.title` is the

@@ -4,10 +4,12 @@ import {
   type PrecommitWebhookSettings,
   type ReviewsSettings,
 } from '../../../schemas/settings.js';
+import { withoutUrlCredentials } from '../../../schemas/http-url.js';
 import { REVIEWABLE_KINDS } from '../../../schemas/review.js';
 import { parseWith } from '../../core/zod-errors.js';
 import { InputError, NotAllowedError } from '../../errors.js';
 import type { JsonObject, Store, StoreRepos } from '../../store/ports.js';
+import { assertCallerUnlimited } from '../key-scope.js';
 import type { Actor } from '../permissions.js';
 
 const REVIEWS = 'reviews';
@@ -46,6 +48,7 @@ export class SettingsService {
   }
 
   async updateReviews(body: unknown, actor: Actor): Promise<ReviewsSettings> {
+    assertCallerUnlimited(actor, 'change settings');
     const parsed = parseWith(ReviewsSettingsSchema, body ?? {});
     if (!parsed.ok) throw new InputError('Invalid review settings.', parsed.errors);
     return this.deps.store.transaction(async (tx) => {
@@ -72,6 +75,7 @@ export class SettingsService {
   }
 
   async updateWebhook(body: unknown, actor: Actor): Promise<PrecommitWebhookSettings> {
+    assertCallerUnlimited(actor, 'change settings');
     const parsed = parseWith(PrecommitWebhookSettingsUpdateSchema, body ?? {});
     if (!parsed.ok) throw new InputError('Invalid pre-commit webhook settings.', parsed.errors);
     const update = parsed.value;
@@ -79,9 +83,15 @@ export class SettingsService {
       // Fields left out keep what this reads: a concurrent update on another replica must come first or after, whole.
       await tx.lock?.(`settings:${WEBHOOK}`);
       const before = await this.webhookTarget(tx);
+      const url = update.webhookURL ?? before.url;
+      // The key is the receiver's proof that a delivery comes from the console: it never follows a URL
+      // set without it (whoever may set the URL would otherwise receive it), and turning off forgets it.
+      if (url !== before.url && url !== '' && update.webhookKey === undefined) {
+        throw new InputError('Invalid pre-commit webhook settings.', [{ property: 'webhookKey', errorMessage: 'is required when webhookURL changes: the stored key is never sent to a new URL' }]);
+      }
       const after: WebhookTarget = {
-        url: update.webhookURL ?? before.url,
-        key: update.webhookKey ?? before.key,
+        url,
+        key: update.webhookKey ?? (url === before.url ? before.key : ''),
         initialMessage: update.initialMessage ?? before.initialMessage,
       };
       // A webhook without a key would let anyone who learns the URL pose as the console.
@@ -93,7 +103,7 @@ export class SettingsService {
       await this.audit(tx, actor, WEBHOOK, {
         before: view(before),
         after: view(after),
-        webhookKeyChanged: update.webhookKey !== undefined && update.webhookKey !== before.key,
+        webhookKeyChanged: after.key !== before.key,
       });
       return view(after);
     });
@@ -127,5 +137,6 @@ export class SettingsService {
 }
 
 function view(target: WebhookTarget): PrecommitWebhookSettings {
-  return { webhookURL: target.url, hasWebhookKey: target.key !== '', initialMessage: target.initialMessage, enabled: target.url !== '' };
+  // A URL stored with credentials (refused now, possible in older databases) is never shown whole.
+  return { webhookURL: withoutUrlCredentials(target.url), hasWebhookKey: target.key !== '', initialMessage: target.initialMessage, enabled: target.url !== '' };
 }

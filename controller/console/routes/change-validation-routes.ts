@@ -6,6 +6,7 @@ import { InputError } from '../../errors.js';
 import { defineRoute } from '../http/define-route.js';
 import type { RouteCatalog } from '../http/route-catalog.js';
 import type { ReviewService } from '../reviews/review-service.js';
+import { reviewForViewer } from '../reviews/review-view.js';
 
 /** Spec endpoint 10: the customer's system decides a pending validation or reports progress. */
 export function registerChangeValidationRoutes(app: FastifyInstance, catalog: RouteCatalog, reviews: ReviewService): void {
@@ -17,7 +18,7 @@ export function registerChangeValidationRoutes(app: FastifyInstance, catalog: Ro
     async (request, actor) => {
       const { review, changed } = await reviews.validate(request.body, actor);
       const message = !changed ? 'Validation status unchanged (already decided).' : review.validation?.validated === null ? 'Validation message updated successfully' : 'Validation status updated successfully';
-      return { message, data: review };
+      return { message, data: reviewForViewer(review, actor) };
     },
   );
   defineRoute(
@@ -27,7 +28,7 @@ export function registerChangeValidationRoutes(app: FastifyInstance, catalog: Ro
     async (request, actor) => {
       const parsed = parseWith(ChangeValidationMessageSchema, request.body ?? {});
       if (!parsed.ok) throw new InputError('Invalid change validation message.', parsed.errors);
-      return { message: 'Validation message updated successfully', data: (await reviews.validate(parsed.value, actor)).review };
+      return { message: 'Validation message updated successfully', data: reviewForViewer((await reviews.validate(parsed.value, actor)).review, actor) };
     },
   );
 }

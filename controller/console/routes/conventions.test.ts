@@ -64,6 +64,14 @@ describe('envelope and status codes', () => {
     const res = await c.call('GET', '/console/v1/gates');
     expect(res.headers['content-type']).toMatch(/^application\/json/);
   });
+
+  it('answers every API request, success or error, with Cache-Control: no-store and nosniff', async () => {
+    const created = await c.call('POST', '/console/v1/keys', { description: 'x', userEmail: 'x@example.com', role: 'read_only' });
+    for (const res of [created, await c.call('GET', '/console/v1/gates'), await c.call('GET', '/console/v1/gates/nope'), await c.call('GET', '/console/v1/gates', undefined, 'console-wrong')]) {
+      expect(res.headers['cache-control'], `${res.statusCode}`).toBe('no-store');
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+    }
+  });
 });
 
 describe('error bodies', () => {

@@ -300,15 +300,21 @@ describe('/roles (admin)', () => {
   });
 
   it("PATCH /roles/{name} replaces the permissions and takes effect on the next request", async () => {
-    const member = await c.keyFor('dev@example.com', 'member');
+    expect((await c.call('POST', '/console/v1/roles', { name: 'writer', permissions: ['read', 'write'] })).statusCode).toBe(201);
+    const member = await c.keyFor('dev@example.com', 'writer');
     expect((await c.call('PATCH', '/console/v1/gates/checkout', { description: 'a' }, member)).statusCode).toBe(200);
-    const res = await c.call('PATCH', '/console/v1/roles/member', { permissions: ['read'] });
-    expect(res.json().data).toEqual({ name: 'member', permissions: ['read'], builtin: true });
+    const res = await c.call('PATCH', '/console/v1/roles/writer', { permissions: ['read'] });
+    expect(res.json().data).toEqual({ name: 'writer', permissions: ['read'], builtin: false });
     expect((await c.call('PATCH', '/console/v1/gates/checkout', { description: 'b' }, member)).statusCode).toBe(403);
   });
 
-  it('the admin role cannot be narrowed (409); an unknown role is a 404', async () => {
-    expect((await c.call('PATCH', '/console/v1/roles/admin', { permissions: ['read'] })).statusCode).toBe(409);
+  it('built-in roles cannot be changed (409); an unknown role is a 404', async () => {
+    for (const role of ['admin', 'member', 'read_only', 'webhook_receiver']) {
+      const res = await c.call('PATCH', `/console/v1/roles/${role}`, { permissions: ['read'] });
+      expect(res.statusCode).toBe(409);
+      expect(res.json().message).toBe(`Role ${role} is built in and cannot be changed; create a custom role with the permissions you need.`);
+    }
+    expect((await c.call('GET', '/console/v1/roles/member')).json().data.permissions).toContain('write');
     expect((await c.call('GET', '/console/v1/gates', undefined, ADMIN_KEY)).statusCode).toBe(200);
     expect((await c.call('PATCH', '/console/v1/roles/nobody', { permissions: ['read'] })).statusCode).toBe(404);
   });

@@ -49,7 +49,7 @@ export function registerKeyRoutes(app: FastifyInstance, catalog: RouteCatalog, a
   }));
   defineRoute(app, catalog, { method: 'PATCH', url: '/console/v1/keys/:id', summary: "Update a key's description, scopes, environments, target apps or its user's role", tag, permission: 'manage_keys', body: KeyUpdateSchema, response: KeySchema }, async (request, actor) => ({
     message: 'Key updated successfully.',
-    data: await auth.updateKey(stringParam(request, 'id'), parseBody(KeyUpdateSchema, request.body), actor),
+    data: (await auth.updateKey(stringParam(request, 'id'), parseBody(KeyUpdateSchema, request.body), actor)).after,
   }));
   defineRoute(app, catalog, { method: 'PATCH', url: '/console/v1/keys/:id/rotate', summary: 'Rotate a key (the new secret is shown only in this response)', tag, permission: 'manage_keys', bodyOptional: true, response: KeySchema }, async (request, actor) => {
     const { key, secret } = await auth.rotateKey(stringParam(request, 'id'), actor);
@@ -68,20 +68,20 @@ export function registerKeyRoutes(app: FastifyInstance, catalog: RouteCatalog, a
     message: 'Roles listed successfully.',
     ...paged('/console/v1/roles', queryOf(request), await store.roles.list()),
   }));
-  defineRoute(app, catalog, { method: 'POST', url: '/console/v1/roles', summary: 'Create a custom role', tag, permission: 'manage_roles', body: RoleCreateSchema, response: RoleSchema, successStatus: 201 }, async (request) => {
+  defineRoute(app, catalog, { method: 'POST', url: '/console/v1/roles', summary: 'Create a custom role', tag, permission: 'manage_roles', body: RoleCreateSchema, response: RoleSchema, successStatus: 201 }, async (request, actor) => {
     const body = parseBody(RoleCreateSchema, request.body);
-    return { message: 'Role created successfully.', data: await auth.createRole(body.name, body.permissions) };
+    return { message: 'Role created successfully.', data: await auth.createRole(body.name, body.permissions, actor) };
   });
   defineRoute(app, catalog, { method: 'GET', url: '/console/v1/roles/:name', summary: 'Read a role and its permissions', tag, permission: 'manage_roles', response: RoleSchema }, async (request) => ({
     message: 'Role read successfully.',
     data: await auth.getRole(stringParam(request, 'name')),
   }));
-  defineRoute(app, catalog, { method: 'DELETE', url: '/console/v1/roles/:name', summary: 'Delete a custom role that no user holds', tag, permission: 'manage_roles' }, async (request) => {
-    await auth.deleteRole(stringParam(request, 'name'));
+  defineRoute(app, catalog, { method: 'DELETE', url: '/console/v1/roles/:name', summary: 'Delete a custom role that no user holds', tag, permission: 'manage_roles' }, async (request, actor) => {
+    await auth.deleteRole(stringParam(request, 'name'), actor);
     return { message: 'Role deleted successfully.' };
   });
-  defineRoute(app, catalog, { method: 'PATCH', url: '/console/v1/roles/:name', summary: "Replace a role's permissions", tag, permission: 'manage_roles', body: RoleUpdateSchema, response: RoleSchema }, async (request) => {
+  defineRoute(app, catalog, { method: 'PATCH', url: '/console/v1/roles/:name', summary: "Replace a custom role's permissions (built-in roles stay as they are)", tag, permission: 'manage_roles', body: RoleUpdateSchema, response: RoleSchema }, async (request, actor) => {
     const body = parseBody(RoleUpdateSchema, request.body);
-    return { message: 'Role updated successfully.', data: await auth.updateRole(stringParam(request, 'name'), body.permissions) };
+    return { message: 'Role updated successfully.', data: (await auth.updateRole(stringParam(request, 'name'), body.permissions, actor)).after };
   });
 }

@@ -115,6 +115,56 @@ describe('environments', () => {
   });
 });
 
+describe('environment overrides', () => {
+  let staging: string;
+  beforeEach(async () => {
+    staging = (await limitedKey('stage@example.com', { environments: ['staging'] })).key;
+    await allowed(ADMIN_KEY, 'POST', '/console/v1/gates', { id: 'checkout', name: 'checkout', overrides: { environmentOverrides: [{ environment: 'production', passingIDs: ['vip'] }] } });
+  });
+
+  it('changes overrides of its environments, directly and through /overrides', async () => {
+    await allowed(staging, 'PATCH', '/console/v1/gates/checkout/overrides', { environmentOverrides: [{ environment: 'staging', passingIDs: ['tester'] }] });
+    await allowed(staging, 'PATCH', '/console/v1/gates/checkout', { description: 'rules and overrides of production untouched' });
+  });
+
+  it.each([
+    ['add an id to production through /overrides', 'PATCH', '/console/v1/gates/checkout/overrides', { environmentOverrides: [{ environment: 'production', passingIDs: ['me'] }] }, /^This key may change overrides of environments staging only: gate checkout changes overrides\.environmentOverrides\[0\], which applies to environment production\.$/],
+    ['replace the overrides, dropping production’s', 'POST', '/console/v1/gates/checkout/overrides', { environmentOverrides: [] }, /which applies to environment production\.$/],
+    ['change production’s overrides in the gate', 'PATCH', '/console/v1/gates/checkout', { overrides: { environmentOverrides: [{ environment: 'production', failingIDs: ['vip'] }] } }, /which applies to environment production\.$/],
+    ['add an override of every environment', 'PATCH', '/console/v1/gates/checkout/overrides', { passingUserIDs: ['me'] }, /changes overrides\.passingUserIDs, which applies to every environment\.$/],
+    ['add an environment override without an environment', 'PATCH', '/console/v1/gates/checkout/overrides', { environmentOverrides: [{ passingIDs: ['me'] }] }, /which applies to every environment\.$/],
+  ])('may not %s → 403', async (_what, method, url, body, message) => {
+    await refused(staging, method, url, body, message);
+  });
+});
+
+describe('holdouts of a key limited to target apps', () => {
+  let web: string;
+  beforeEach(async () => {
+    web = (await limitedKey('web@example.com', { targetAppID: 'web' })).key;
+    for (const [id, targetApps] of [
+      ['web_gate', ['web']],
+      ['ios_gate', ['ios']],
+    ] as const) {
+      expect((await c.call('POST', '/console/v1/gates', { id, name: id, targetApps })).statusCode).toBe(201);
+    }
+    await allowed(ADMIN_KEY, 'POST', '/console/v1/experiments', { id: 'ios_exp', name: 'ios_exp', hypothesis: 'h', targetApps: ['ios'] });
+    await allowed(ADMIN_KEY, 'POST', '/console/v1/holdouts', { id: 'web_hold', name: 'web_hold', passPercentage: 5, targetApps: ['web'] });
+  });
+
+  it('attaches entities of its apps', async () => {
+    await allowed(web, 'PATCH', '/console/v1/holdouts/web_hold', { gateIDs: ['web_gate'] });
+  });
+
+  it.each([
+    ['attach another app’s gate', { gateIDs: ['ios_gate'] }, /^Holdout web_hold adds gate ios_gate \(gateIDs\), which targets apps ios; this key may change only entities of target apps web\.$/],
+    ['attach another app’s experiment', { experimentIDs: ['ios_exp'] }, /^Holdout web_hold adds experiment ios_exp \(experimentIDs\), which targets apps ios;/],
+    ['make it global', { isGlobal: true }, /^Holdout web_hold: isGlobal reaches every gate created after it, of any app;/],
+  ])('may not %s → 403', async (_what, body, message) => {
+    await refused(web, 'PATCH', '/console/v1/holdouts/web_hold', body, message);
+  });
+});
+
 describe('target apps', () => {
   let web: string;
   beforeEach(async () => {

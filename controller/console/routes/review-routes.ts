@@ -7,6 +7,7 @@ import { pagination, PAGING_QUERY, parsePaging, queryOf, stringParam } from '../
 import type { QueryParam, RouteCatalog } from '../http/route-catalog.js';
 import { labelInSentence } from '../kinds/kind-def.js';
 import type { HoldOptions, ReviewRef, ReviewService } from '../reviews/review-service.js';
+import { reviewForViewer } from '../reviews/review-view.js';
 
 const LIST_QUERY: QueryParam[] = [
   ...PAGING_QUERY,
@@ -66,21 +67,21 @@ export function registerReviewRoutes(app: FastifyInstance, catalog: RouteCatalog
     // `change` is an entity body one level down (bodyRootLevel 0): it may nest as deep as the entity it becomes.
     defineRoute(app, catalog, { method: 'POST', url: base, summary: `Submit a change of a ${name} for review`, tag, permission: 'submit_reviews', body: ReviewSubmitSchema, response: ReviewSchema, successStatus: 201, bodyRootLevel: 0 }, async (request, actor) => ({
       message: 'Review submitted successfully.',
-      data: await reviews.submit(def.kind, stringParam(request, 'id'), request.body, actor),
+      data: reviewForViewer(await reviews.submit(def.kind, stringParam(request, 'id'), request.body, actor), actor),
     }));
 
-    defineRoute(app, catalog, { method: 'GET', url: base, summary: `List reviews of a ${name}, newest first`, tag, permission: 'read', list: true, response: ReviewSchema, query: LIST_QUERY }, async (request) => {
+    defineRoute(app, catalog, { method: 'GET', url: base, summary: `List reviews of a ${name}, newest first`, tag, permission: 'read', list: true, response: ReviewSchema, query: LIST_QUERY }, async (request, actor) => {
       const query = queryOf(request);
       const paging = parsePaging(query);
       const entityId = stringParam(request, 'id');
       const page = await reviews.list({ kind: def.kind, entityId, statuses: statusesOf(query), offset: paging.offset, limit: paging.limit });
       const path = `/console/v1/${def.path}/${encodeURIComponent(entityId)}/reviews`;
-      return { message: 'Reviews listed successfully.', data: page.items, pagination: pagination(path, query, paging, page.total) };
+      return { message: 'Reviews listed successfully.', data: page.items.map((r) => reviewForViewer(r, actor)), pagination: pagination(path, query, paging, page.total) };
     });
 
-    defineRoute(app, catalog, { method: 'GET', url: item, summary: `Read a review of a ${name}`, tag, permission: 'read', response: ReviewSchema }, async (request) => ({
+    defineRoute(app, catalog, { method: 'GET', url: item, summary: `Read a review of a ${name}`, tag, permission: 'read', response: ReviewSchema }, async (request, actor) => ({
       message: 'Review read successfully.',
-      data: await reviews.get(ref(request)),
+      data: reviewForViewer(await reviews.get(ref(request)), actor),
     }));
 
     defineRoute(app, catalog, { method: 'DELETE', url: item, summary: `Cancel a review of a ${name} (submitter or admin)`, tag, permission: 'submit_reviews' }, async (request, actor) => {
@@ -90,12 +91,12 @@ export function registerReviewRoutes(app: FastifyInstance, catalog: RouteCatalog
 
     defineRoute(app, catalog, { method: 'PUT', url: `${item}/approve`, summary: `Approve a review of a ${name}`, tag, permission: 'approve_reviews', body: ReviewDecisionSchema, bodyOptional: true, response: ReviewSchema }, async (request, actor) => ({
       message: 'Review approved successfully.',
-      data: await reviews.approve(ref(request), actor, parseOptional(ReviewDecisionSchema, request.body).comment),
+      data: reviewForViewer(await reviews.approve(ref(request), actor, parseOptional(ReviewDecisionSchema, request.body).comment), actor),
     }));
 
     defineRoute(app, catalog, { method: 'PUT', url: `${item}/reject`, summary: `Reject a review of a ${name}`, tag, permission: 'approve_reviews', body: ReviewDecisionSchema, bodyOptional: true, response: ReviewSchema }, async (request, actor) => ({
       message: 'Review rejected successfully.',
-      data: await reviews.reject(ref(request), actor, parseOptional(ReviewDecisionSchema, request.body).comment),
+      data: reviewForViewer(await reviews.reject(ref(request), actor, parseOptional(ReviewDecisionSchema, request.body).comment), actor),
     }));
 
     defineRoute(
@@ -104,7 +105,7 @@ export function registerReviewRoutes(app: FastifyInstance, catalog: RouteCatalog
       { method: 'PUT', url: `${item}/commit`, summary: `Commit an approved review of a ${name} (or start its pre-commit validation)`, tag, permission: 'commit_reviews', body: ReviewCommitSchema, bodyOptional: true, response: ReviewSchema },
       async (request, actor) => {
         const { review, started } = await reviews.commitAwaiting(ref(request), actor, parseOptional(ReviewCommitSchema, request.body), hold(request));
-        return { message: commitMessage(review, started), data: review };
+        return { message: commitMessage(review, started), data: reviewForViewer(review, actor) };
       },
     );
   }
@@ -122,12 +123,12 @@ export function registerReviewRoutes(app: FastifyInstance, catalog: RouteCatalog
       response: ReviewSchema,
       query: [...LIST_QUERY, { name: 'kind', type: 'string', description: 'gate, dynamic_config, segment or experiment.' }, { name: 'entityID', type: 'string', description: 'Id of the entity.' }],
     },
-    async (request) => {
+    async (request, actor) => {
       const query = queryOf(request);
       const paging = parsePaging(query);
       const str = (key: string): string | undefined => (typeof query[key] === 'string' && query[key] !== '' ? (query[key] as string) : undefined);
       const page = await reviews.list({ kind: str('kind'), entityId: str('entityID'), statuses: statusesOf(query), offset: paging.offset, limit: paging.limit });
-      return { message: 'Reviews listed successfully.', data: page.items, pagination: pagination('/console/v1/reviews', query, paging, page.total) };
+      return { message: 'Reviews listed successfully.', data: page.items.map((r) => reviewForViewer(r, actor)), pagination: pagination('/console/v1/reviews', query, paging, page.total) };
     },
   );
 
@@ -146,7 +147,7 @@ export function registerReviewRoutes(app: FastifyInstance, catalog: RouteCatalog
         { name: 'waitMs', type: 'integer', description: `How long to hold it at most, ms (default and maximum ${REVIEW_MAX_WAIT_MS}).` },
       ],
     },
-    async (request) => {
+    async (request, actor) => {
       const reviewId = stringParam(request, 'reviewID');
       const query = queryOf(request);
       const waitWhile = typeof query['waitWhile'] === 'string' && query['waitWhile'] !== '' ? query['waitWhile'] : undefined;
@@ -158,7 +159,7 @@ export function registerReviewRoutes(app: FastifyInstance, catalog: RouteCatalog
       }
       // Clients waiting on approval or validation would otherwise poll; this holds the request instead.
       const review = waitWhile === undefined ? await reviews.get({ reviewId }) : await reviews.awaitChange({ reviewId }, waitWhile, waitMs, hold(request));
-      return { message: 'Review read successfully.', data: review };
+      return { message: 'Review read successfully.', data: reviewForViewer(review, actor) };
     },
   );
 }

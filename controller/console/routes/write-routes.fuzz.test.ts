@@ -11,6 +11,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiErrorSchema } from '../../../schemas/common.js';
+import { PERMISSIONS } from '../../../schemas/role.js';
 import { SAMPLE_ENTITIES, apiPathOf } from '../../test-support/sample-entities.js';
 import { ADMIN_KEY, createTestConsole, type TestConsole } from '../../test-support/test-console.js';
 import { storeSnapshot } from '../../test-support/validation-table.js';
@@ -276,4 +277,168 @@ describe('write routes under random and mutated bodies', () => {
       { numRuns: RUNS, seed: SEED, endOnFailure: true },
     );
   }, 120_000);
+});
+
+/** What a key may do and where: its effective permissions (its user's role, or read under omni_read_only), environments and apps (empty: all). */
+interface Reach {
+  permissions: Set<string>;
+  environments: string[];
+  apps: string[];
+}
+
+const within = (inner: readonly string[], outer: readonly string[]): boolean => outer.length === 0 || (inner.length > 0 && inner.every((v) => outer.includes(v)));
+
+/** Where `reach` goes beyond `bound`, or undefined when it does not. */
+function exceeds(reach: Reach, bound: Reach): string | undefined {
+  const extra = [...reach.permissions].filter((p) => !bound.permissions.has(p));
+  if (extra.length > 0) return `permissions ${extra.join(', ')}`;
+  if (!within(reach.environments, bound.environments)) return `environments [${reach.environments.join(', ')}] beyond [${bound.environments.join(', ')}]`;
+  if (!within(reach.apps, bound.apps)) return `apps [${reach.apps.join(', ')}] beyond [${bound.apps.join(', ')}]`;
+  return undefined;
+}
+
+describe('no key grants more than it holds', () => {
+  const EMAILS = ['lead@example.com', 'dev@example.com', 'Dev@Example.com', 'ops@example.com', 'new@example.com'];
+  const ROLES = ['admin', 'member', 'read_only', 'webhook_receiver', 'keys_only', 'roles_only', 'keys_and_write', 'custom'];
+  const PERMISSION_NAMES: readonly string[] = PERMISSIONS;
+  const subset = <T>(values: readonly T[]): fc.Arbitrary<T[]> => fc.subarray([...values]);
+  const step = fc.record({
+    actor: fc.nat(),
+    target: fc.nat(),
+    op: fc.constantFrom('create_key', 'create_key', 'patch_key', 'patch_key', 'rotate_key', 'deactivate_key', 'delete_key', 'create_role', 'patch_role', 'settings'),
+    email: fc.constantFrom(...EMAILS),
+    role: fc.constantFrom(...ROLES),
+    environments: subset(['staging', 'production']),
+    apps: subset(['web', 'ios']),
+    readOnly: fc.boolean(),
+    permissions: subset(PERMISSION_NAMES),
+    fields: subset(['role', 'environments', 'apps', 'scopes'] as const),
+  });
+
+  it('random sequences of key, role and settings writes by random keys never leave a key beyond the key that created or last changed it', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 5, maxLength: 25 }), async (steps) => {
+        const t = createTestConsole();
+        try {
+          await t.app.ready();
+          // Keys the sequence acts with, by id; each key's bound: the reach of whoever made or last changed it.
+          const secrets = new Map<string, string>();
+          const bounds = new Map<string, Reach>();
+          const all: Reach = { permissions: new Set(PERMISSION_NAMES), environments: [], apps: [] };
+          for (const [name, permissions] of [['keys_only', ['read', 'manage_keys']], ['roles_only', ['read', 'manage_roles']], ['keys_and_write', ['read', 'write', 'manage_keys', 'manage_roles', 'manage_settings']], ['custom', ['read']]] as const) {
+            await t.auth.createRole(name, permissions);
+          }
+          const admin = (await t.call('GET', '/console/v1/whoami')).json().data.keyID as string;
+          secrets.set(admin, ADMIN_KEY);
+          for (const [email, role, environments, targetAppID] of [
+            ['keys@example.com', 'keys_only', [], undefined],
+            ['roles@example.com', 'roles_only', [], undefined],
+            ['mixed@example.com', 'keys_and_write', [], undefined],
+            ['limited@example.com', 'admin', ['staging'], 'web'],
+            ['member@example.com', 'member', [], undefined],
+          ] as const) {
+            const { key, secret } = await t.auth.createKey({ description: 'seed', userEmail: email, role, environments: [...environments], targetAppID });
+            secrets.set(key.id, secret);
+          }
+
+          const reachOf = async (id: string): Promise<Reach | undefined> => {
+            const key = await t.store.auth.getKey(id);
+            if (!key || key.type !== 'CONSOLE') return undefined;
+            const role = (await t.store.auth.getUser(key.userEmail))?.role ?? 'read_only';
+            const permissions = key.scopes.includes('omni_read_only') ? ['read'] : ((await t.store.roles.get(role))?.permissions ?? []);
+            return { permissions: new Set(permissions), environments: key.environments, apps: key.primaryTargetApp === null ? [] : [key.primaryTargetApp, ...key.secondaryTargetApps] };
+          };
+          const keysOf = async (predicate: (key: { id: string; userEmail: string; role: string }) => boolean): Promise<string[]> => {
+            const out: string[] = [];
+            for (const key of await t.store.auth.listKeys()) {
+              const role = (await t.store.auth.getUser(key.userEmail))?.role ?? 'read_only';
+              if (predicate({ id: key.id, userEmail: key.userEmail, role })) out.push(key.id);
+            }
+            return out;
+          };
+
+          for (const s of steps) {
+            const ids = [...secrets.keys()];
+            const actorId = ids[s.actor % ids.length] as string;
+            const actorReach = await reachOf(actorId);
+            if (!actorReach) continue;
+            const allIds = (await t.store.auth.listKeys()).map((k) => k.id);
+            const targetId = allIds[s.target % allIds.length] ?? actorId;
+            const send = (method: string, url: string, body?: unknown) => t.call(method, url, body, secrets.get(actorId));
+            const limits = { environments: s.environments, ...(s.apps.length > 0 ? { targetAppID: s.apps[0], secondaryTargetAppIDs: s.apps.slice(1) } : {}) };
+            const targetUser = (await t.store.auth.getKey(targetId))?.userEmail;
+            const roleBefore = targetUser === undefined ? undefined : (await t.store.auth.getUser(targetUser))?.role;
+            let touched: string[] = [];
+            let res;
+            switch (s.op) {
+              case 'create_key':
+                res = await send('POST', '/console/v1/keys', { description: 'fuzz', userEmail: s.email, role: s.role, ...limits, ...(s.readOnly ? { scopes: ['omni_read_only'] } : {}) });
+                if (res.statusCode === 201) {
+                  secrets.set(res.json().data.id as string, res.json().data.key as string);
+                  touched = [res.json().data.id as string];
+                }
+                break;
+              case 'patch_key': {
+                const patch: Json = {};
+                if (s.fields.includes('role')) patch['role'] = s.role;
+                if (s.fields.includes('environments')) patch['environments'] = s.environments;
+                if (s.fields.includes('apps')) Object.assign(patch, { targetAppID: s.apps[0] ?? null, secondaryTargetAppIDs: s.apps.slice(1) });
+                if (s.fields.includes('scopes')) patch['scopes'] = s.readOnly ? ['omni_read_only'] : [];
+                res = await send('PATCH', `/console/v1/keys/${targetId}`, patch);
+                if (res.statusCode === 200) {
+                  const user = (await t.store.auth.getKey(targetId))?.userEmail;
+                  const roleAfter = user === undefined ? undefined : (await t.store.auth.getUser(user))?.role;
+                  // A role change is the user's: every key of the user was changed with it.
+                  touched = roleAfter !== roleBefore ? await keysOf((k) => k.userEmail === user) : [targetId];
+                }
+                break;
+              }
+              case 'rotate_key':
+                res = await send('PATCH', `/console/v1/keys/${targetId}/rotate`);
+                if (res.statusCode === 200) {
+                  // The rotating key learns the new secret: it may act with it from now on.
+                  secrets.set(targetId, res.json().data.key as string);
+                  touched = [targetId];
+                }
+                break;
+              case 'deactivate_key':
+                res = await send('PATCH', `/console/v1/keys/${targetId}/deactivate`);
+                if (res.statusCode === 200) secrets.delete(targetId);
+                break;
+              case 'delete_key':
+                res = await send('DELETE', `/console/v1/keys/${targetId}`);
+                if (res.statusCode === 200) {
+                  secrets.delete(targetId);
+                  bounds.delete(targetId);
+                }
+                break;
+              case 'create_role':
+                res = await send('POST', '/console/v1/roles', { name: `role_${s.target % 3}`, permissions: s.permissions });
+                break;
+              case 'patch_role':
+                res = await send('PATCH', `/console/v1/roles/${s.role}`, { permissions: s.permissions });
+                if (res.statusCode === 200) touched = await keysOf((k) => k.role === s.role);
+                break;
+              case 'settings':
+                res = await send('POST', '/console/v1/settings/reviews', { is_config_review_required: s.readOnly });
+                break;
+            }
+            expect(res?.statusCode ?? 0).toBeLessThan(500);
+            for (const id of touched) bounds.set(id, actorReach);
+            // Every key made or changed by someone holds no more than that key did.
+            for (const [id, bound] of bounds) {
+              const reach = await reachOf(id);
+              const beyond = reach && exceeds(reach, bound);
+              expect(beyond, `key ${id} after ${s.op} by ${actorId}: ${beyond}`).toBeUndefined();
+            }
+            // Keys nobody below the shell touched stay within everything.
+            for (const id of allIds) if (!bounds.has(id)) expect(exceeds((await reachOf(id)) ?? all, all)).toBeUndefined();
+          }
+        } finally {
+          await t.close();
+        }
+      }),
+      { numRuns: Math.max(10, Math.round(RUNS / 25)), seed: SEED, endOnFailure: true },
+    );
+  }, 240_000);
 });

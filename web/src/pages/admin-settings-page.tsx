@@ -99,7 +99,7 @@ function WebhookFields({ initial }: { initial: PrecommitWebhookSettings }) {
         <label for="webhook-key">Webhook key</label>
         <input id="webhook-key" type="password" autocomplete="new-password" value={key} aria-describedby="webhook-key-hint" onInput={(e) => setKey((e.currentTarget as HTMLInputElement).value)} />
         <p id="webhook-key-hint" class="muted small">
-          {hasKey ? 'A key is set; it is never shown. Leave empty to keep it.' : 'No key is set.'} Sent as the x-service-webhook-key header.
+          {hasKey ? 'A key is set; it is never shown. Leave empty to keep it while the URL stays; a new URL needs the key again.' : 'No key is set.'} Sent as the x-service-webhook-key header.
         </p>
       </div>
       <div class="field">
