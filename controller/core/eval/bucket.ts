@@ -1,0 +1,48 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Bucketing as the Statsig server SDKs do it, so a unit lands in the same bucket whether flagops or
+ * the SDK evaluates: sha256 of the input (UTF-8), the first 8 bytes as a big-endian unsigned
+ * integer, modulo the bucket count. The modulo is taken on the two 32-bit halves
+ * (hi·2³² + lo ≡ (hi mod m)·(2³² mod m) + lo), which stays exact in a double and avoids BigInt.
+ */
+
+const TWO_POW_32 = 4294967296;
+const RULE_BUCKETS = 10000;
+const USER_BUCKETS = 1000;
+
+/** Hashing is the hot path of every percentage rule; the SDK caches the same way (bounded map). */
+const CACHE_LIMIT = 100000;
+const cache = new Map<string, Buffer>();
+
+function digestOf(input: string): Buffer {
+  const cached = cache.get(input);
+  if (cached !== undefined) return cached;
+  const digest = createHash('sha256').update(input, 'utf8').digest();
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(input, digest);
+  return digest;
+}
+
+/** The first 8 bytes of sha256(input), big-endian, modulo `modulus` (≤ 2²¹ keeps every step exact). */
+export function hashModulo(input: string, modulus: number): number {
+  const digest = digestOf(input);
+  const hi = digest.readUInt32BE(0);
+  const lo = digest.readUInt32BE(4);
+  return (((hi % modulus) * (TWO_POW_32 % modulus)) + lo) % modulus;
+}
+
+/** The bucket (0–9999) a rule's pass percentage is compared with: `passes = bucket < passPercentage × 100`. */
+export function ruleBucket(specSalt: string, ruleSalt: string, unitID: string): number {
+  return hashModulo(`${specSalt}.${ruleSalt}.${unitID}`, RULE_BUCKETS);
+}
+
+/** The bucket (0–999) of a `user_bucket` condition. */
+export function userBucket(conditionSalt: string, unitID: string): number {
+  return hashModulo(`${conditionSalt}.${unitID}`, USER_BUCKETS);
+}
+
+/** How the SDKs store an id list entry: the first 8 characters of base64(sha256(id)). */
+export function hashIdForIdList(id: string): string {
+  return createHash('sha256').update(id, 'utf8').digest('base64').slice(0, 8);
+}
