@@ -31,6 +31,10 @@ import type { Actor } from './console/permissions.js';
 import type { Store } from './store/ports.js';
 import { openSqliteStore, type Durability } from './store/sqlite/open-sqlite-store.js';
 import { createPostgresStore } from './store/postgres/create-postgres-store.js';
+import { CompiledSpecsCache } from './console/evaluation/compiled-specs.js';
+import { registerOfrepRoutes } from './console/evaluation/ofrep-routes.js';
+import { SdkKeyAuth } from './console/evaluation/sdk-key-auth.js';
+import { registerEvaluateRoutes } from './console/routes/evaluate-routes.js';
 
 export interface ConsoleOptions {
   /**
@@ -51,6 +55,8 @@ export interface ConsoleOptions {
   reviewRecheckMs?: number;
   /** What an acknowledged write survives (SQLite only); default normal. */
   durability?: Durability;
+  /** Origins whose browser pages may call OFREP with a CLIENT key (`*`: any). */
+  corsOrigins?: readonly string[];
 }
 
 export interface ConsoleInstance {
@@ -112,6 +118,7 @@ export function createConsole(options: ConsoleOptions): ConsoleInstance {
     leaseMs: deliveryLeaseMs(webhookTimeoutMs),
     metrics,
   });
+  const compiledSpecs = new CompiledSpecsCache({ store, clock });
   const reviews = new ReviewService({ store, clock, entities: services, settings, webhookTimeoutMs, queue: webhooks, changes });
   const app = buildConsoleApp({
     store,
@@ -127,6 +134,8 @@ export function createConsole(options: ConsoleOptions): ConsoleInstance {
       (server, catalog) => registerReviewRoutes(server, catalog, reviews, { recheckMs: options.reviewRecheckMs }),
       (server, catalog) => registerChangeValidationRoutes(server, catalog, reviews),
       (server, catalog) => registerSettingsRoutes(server, catalog, settings),
+      (server, catalog) => registerEvaluateRoutes(server, catalog, compiledSpecs),
+      (server) => registerOfrepRoutes(server, { store, keys: new SdkKeyAuth(store), specs: compiledSpecs, corsOrigins: options.corsOrigins ?? [] }),
     ],
   });
   const bootstrap: ConsoleInstance['bootstrap'] = { created: false, generated: false };

