@@ -240,7 +240,11 @@ describe('compileConfigSpecs, evaluated by statsig-node', () => {
     const fixedStaging = await sdkFor(compileConfigSpecs(source, { ...OPTIONS, environments: ['staging'] }));
     expect(inGroup(fixedStaging, 'prod_only')).toBe(0);
     expect(inGroup(fixedStaging, 'staging_too')).toBe(200);
+    const active = (specs: ConfigSpecs, name: string): boolean | undefined => specs.dynamic_configs.find((c) => c.name === name)?.isActive;
+    const staging = compileConfigSpecs(source, { ...OPTIONS, environments: ['staging'] });
+    expect([active(staging, 'prod_only'), active(staging, 'staging_too')]).toEqual([false, true]);
     const open = compileConfigSpecs(source, OPTIONS);
+    expect([active(open, 'prod_only'), active(open, 'staging_too')]).toEqual([true, true]);
     expect(inGroup(await sdkFor(open), 'prod_only')).toBe(200);
     expect(inGroup(await sdkFor(open, 'production'), 'prod_only')).toBe(200);
     expect(inGroup(await sdkFor(open, 'staging'), 'prod_only')).toBe(0);

@@ -408,7 +408,8 @@ class Compiler {
       idType,
       rules,
       entity: 'experiment',
-      isActive: status === 'active' && this.environmentRules(experiment, null).length === 0,
+      // Where the key leaves the environment to the SDK, the experiment may run: the SDK's tier decides per unit.
+      isActive: status === 'active' && (this.scope.fixed === null || this.environmentRules(experiment, null).length === 0),
       hasSharedParams: layer !== undefined,
       explicitParameters: explicit,
       targetAppIDs: list<string>(experiment['targetApps']),
