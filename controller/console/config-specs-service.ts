@@ -1,4 +1,4 @@
-import { compileConfigSpecs, type CompileSource } from '../core/eval/compile-config-specs.js';
+import { compileConfigSpecsJson, SpecMemo, type CompileSource } from '../core/eval/compile-config-specs.js';
 import type { ConfigSpecs } from '../core/eval/config-spec-types.js';
 import type { JsonObject } from '../core/repo-entity.js';
 import type { EntityRecord, Store } from '../store/ports.js';
@@ -29,11 +29,14 @@ export class ConfigSpecsService {
   private cache: { mark: string; source: Promise<{ source: CompileSource; time: number }>; scopes: Map<string, CompiledSpecs> } | undefined;
   /** Rebuilds since start (what a benchmark or a test can watch). */
   rebuilds = 0;
+  /** Specs of unchanged entities, reused by the rebuild after a write. */
+  private readonly memo = new SpecMemo();
 
   constructor(private readonly store: Store) {}
 
-  async specsFor(key: Pick<SdkKey, 'environments' | 'targetApps'>): Promise<CompiledSpecs> {
-    await this.store.refreshMarks?.();
+  /** `marksFresh`: the caller refreshed the store's marks during this request already (authenticating the key). */
+  async specsFor(key: Pick<SdkKey, 'environments' | 'targetApps'>, marksFresh = false): Promise<CompiledSpecs> {
+    if (!marksFresh) await this.store.refreshMarks?.();
     // Taken before reading: a write that lands while the entities are read moves the mark again, so
     // the next request rebuilds instead of keeping a mix of before and after.
     const mark = this.store.marks?.()?.data;
@@ -59,8 +62,8 @@ export class ConfigSpecsService {
 
   private compile({ source, time }: { source: CompileSource; time: number }, key: Pick<SdkKey, 'environments' | 'targetApps'>): CompiledSpecs {
     this.rebuilds += 1;
-    const specs = compileConfigSpecs(source, { environments: key.environments, targetApps: key.targetApps, time });
-    return { specs, time, body: JSON.stringify(specs), unchangedBody: JSON.stringify({ has_updates: false, time }) };
+    const { specs, json } = compileConfigSpecsJson(source, { environments: key.environments, targetApps: key.targetApps, time }, this.memo);
+    return { specs, time, body: json, unchangedBody: JSON.stringify({ has_updates: false, time }) };
   }
 
   private async load(): Promise<{ source: CompileSource; time: number }> {

@@ -32,7 +32,9 @@ export class SdkKeyAuth {
 
   /**
    * The key of `secret` when it is an active SDK key of one of `types`: 401 when missing, unknown or
-   * deactivated, 403 for a CONSOLE key or a key of another type.
+   * deactivated, 403 for a CONSOLE key or a key of another type. Refreshes the store's change marks
+   * first, so a key deactivated on another replica is refused at once (and the caller's own reads
+   * through mark-keyed caches see every acknowledged write).
    */
   async authenticate(secret: string | undefined, types: readonly SdkKeyType[]): Promise<SdkKey> {
     if (secret === undefined || secret === '') throw new AuthenticationError('Missing SDK key.');

@@ -62,7 +62,8 @@ function eventKind(name: unknown): string {
 export function registerStatsigSdkRoutes(app: FastifyInstance, deps: StatsigSdkRouteDeps): void {
   const sendSpecs = async (reply: FastifyReply, secret: string | undefined, sinceTime: number | undefined): Promise<void> => {
     const key = await deps.keys.authenticate(secret, ['SERVER']);
-    const compiled = await deps.specs.specsFor(key);
+    // Authenticating refreshed the store's change marks: one round trip to a shared database, not two.
+    const compiled = await deps.specs.specsFor(key, true);
     // Nothing written since the client's copy: the SDK keeps what it has.
     const unchanged = sinceTime !== undefined && sinceTime >= compiled.time && compiled.time > 0;
     void reply.header('cache-control', 'no-store').type(JSON_TYPE).send(unchanged ? compiled.unchangedBody : compiled.body);
