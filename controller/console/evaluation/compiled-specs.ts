@@ -1,9 +1,7 @@
-import { compileConfigSpecs, type CompileSource } from '../../core/eval/compile-config-specs.js';
 import type { ConfigSpecs } from '../../core/eval/config-spec-types.js';
 import { SpecEvaluator } from '../../core/eval/evaluate-spec.js';
 import { FlagIndex } from '../../core/eval/flag-keys.js';
-import type { JsonObject } from '../../core/repo-entity.js';
-import type { Store } from '../../store/ports.js';
+import type { ConfigSpecsService } from '../config-specs-service.js';
 import { engineCapabilities } from './engine-capabilities.js';
 
 /** Whom specs are compiled for: a key's environments and target apps (empty: no limit). */
@@ -18,52 +16,24 @@ export interface CompiledScope {
   flags: FlagIndex;
 }
 
-const KINDS = ['gate', 'dynamic_config', 'segment', 'experiment', 'layer', 'holdout'] as const;
-
-/** How many scopes (distinct key environments/apps) stay compiled at once. */
-const MAX_SCOPES = 64;
-
 /**
- * The console's entities compiled for each key scope, with an engine over them. Kept until the
- * store's data mark moves: on a store shared by replicas the caller refreshes the marks first
- * (`store.refreshMarks()`), so
- * the next evaluation after a write on any replica sees that write. A store that can't tell its
- * marks gets a fresh compile every time.
+ * An engine over the config specs the Statsig SDK routes serve (the same compile, the same
+ * replica-safe cache: a write on any replica moves the data mark, and the next evaluation gets specs
+ * compiled after it). The engine and flag index are built once per compiled specs.
  */
 export class CompiledSpecsCache {
-  private mark: string | undefined;
-  private readonly byScope = new Map<string, Promise<CompiledScope>>();
+  private readonly engines = new WeakMap<ConfigSpecs, CompiledScope>();
 
-  constructor(private readonly deps: { store: Store; clock: () => number }) {}
+  constructor(private readonly configSpecs: ConfigSpecsService) {}
 
-  async forScope(scope: SpecScope): Promise<CompiledScope> {
-    const mark = this.deps.store.marks?.()?.data;
-    if (mark === undefined) return this.compile(scope);
-    if (mark !== this.mark) {
-      this.mark = mark;
-      this.byScope.clear();
-    }
-    const key = `${[...scope.environments].sort().join(',')}|${scope.targetApps.join(',')}`;
-    let compiled = this.byScope.get(key);
+  /** `marksFresh`: the caller refreshed the store's marks during this request already (authenticating a key). */
+  async forScope(scope: SpecScope, marksFresh = false): Promise<CompiledScope> {
+    const { specs } = await this.configSpecs.specsFor(scope, marksFresh);
+    let compiled = this.engines.get(specs);
     if (compiled === undefined) {
-      if (this.byScope.size >= MAX_SCOPES) this.byScope.clear();
-      compiled = this.compile(scope);
-      this.byScope.set(key, compiled);
-      // A failed read is not kept: the next request tries again.
-      compiled.catch(() => this.byScope.get(key) === compiled && this.byScope.delete(key));
+      compiled = { specs, evaluator: new SpecEvaluator(specs, engineCapabilities()), flags: new FlagIndex(specs) };
+      this.engines.set(specs, compiled);
     }
     return compiled;
-  }
-
-  private async compile(scope: SpecScope): Promise<CompiledScope> {
-    const { store } = this.deps;
-    const lists = await Promise.all(KINDS.map(async (kind) => {
-      const records = store.entities.listFrozen ? await store.entities.listFrozen(kind) : await store.entities.list(kind);
-      return records.map((r) => ({ ...r.data, id: r.data['id'] ?? r.id }) as JsonObject);
-    }));
-    const [gates, dynamicConfigs, segments, experiments, layers, holdouts] = lists as [JsonObject[], JsonObject[], JsonObject[], JsonObject[], JsonObject[], JsonObject[]];
-    const source: CompileSource = { gates, dynamicConfigs, segments, experiments, layers, holdouts };
-    const specs = compileConfigSpecs(source, { environments: scope.environments, targetApps: scope.targetApps, time: this.deps.clock() });
-    return { specs, evaluator: new SpecEvaluator(specs, engineCapabilities()), flags: new FlagIndex(specs) };
   }
 }

@@ -3,10 +3,9 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { evaluateFlag } from '../../core/eval/flag-keys.js';
 import { userFromContext } from '../../core/eval/ofrep-context.js';
 import { AuthenticationError, InputError, NotAllowedError } from '../../errors.js';
-import type { Store } from '../../store/ports.js';
 import type { CompiledScope, CompiledSpecsCache } from './compiled-specs.js';
 import { ofrepAnswer } from './ofrep-answer.js';
-import type { SdkKey, SdkKeyAuth } from './sdk-key-auth.js';
+import type { SdkKey, SdkKeyAuth } from '../sdk-key-auth.js';
 
 /**
  * The OpenFeature Remote Evaluation Protocol: `POST /ofrep/v1/evaluate/flags/{key}` and the bulk
@@ -16,7 +15,6 @@ import type { SdkKey, SdkKeyAuth } from './sdk-key-auth.js';
  */
 
 export interface OfrepDeps {
-  store: Store;
   keys: SdkKeyAuth;
   specs: CompiledSpecsCache;
   /** Origins allowed to call with a CLIENT key from a browser; `*` allows any. */
@@ -87,8 +85,8 @@ export function registerOfrepRoutes(app: FastifyInstance, deps: OfrepDeps): void
     // Authenticated before the body is read: a caller without a valid key learns nothing about its body.
     scope.addHook('onRequest', async (request, reply) => {
       if (request.method === 'OPTIONS') return;
-      await deps.store.refreshMarks?.();
-      const key = await deps.keys.authenticate(bearer(request));
+      // Refreshes the store's marks: the specs read below are then as fresh as any replica's last write.
+      const key = await deps.keys.authenticate(bearer(request), ['SERVER', 'CLIENT']);
       request.sdkKey = key;
       const origin = request.headers.origin;
       // A SERVER key is a secret of a server: no browser page gets to read what it answers.
@@ -104,7 +102,7 @@ export function registerOfrepRoutes(app: FastifyInstance, deps: OfrepDeps): void
       return (body as Record<string, unknown>)['context'];
     };
 
-    const compiledFor = (key: SdkKey): Promise<CompiledScope> => deps.specs.forScope({ environments: key.environments, targetApps: key.targetApps });
+    const compiledFor = (key: SdkKey): Promise<CompiledScope> => deps.specs.forScope({ environments: key.environments, targetApps: key.targetApps }, true);
 
     scope.post(SINGLE, { bodyLimit: OFREP_BODY_LIMIT }, async (request, reply) => {
       const flagKey = flagKeyOf(request);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { StatsigServer, type StatsigUser } from 'statsig-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../repo-entity.js';
-import { compileConfigSpecs, type CompileOptions, type CompileSource } from './compile-config-specs.js';
+import { compileConfigSpecs, compileConfigSpecsJson, SpecMemo, type CompileOptions, type CompileSource } from './compile-config-specs.js';
 import type { ConfigSpecs } from './config-spec-types.js';
 
 /**
@@ -240,7 +240,11 @@ describe('compileConfigSpecs, evaluated by statsig-node', () => {
     const fixedStaging = await sdkFor(compileConfigSpecs(source, { ...OPTIONS, environments: ['staging'] }));
     expect(inGroup(fixedStaging, 'prod_only')).toBe(0);
     expect(inGroup(fixedStaging, 'staging_too')).toBe(200);
+    const active = (specs: ConfigSpecs, name: string): boolean | undefined => specs.dynamic_configs.find((c) => c.name === name)?.isActive;
+    const staging = compileConfigSpecs(source, { ...OPTIONS, environments: ['staging'] });
+    expect([active(staging, 'prod_only'), active(staging, 'staging_too')]).toEqual([false, true]);
     const open = compileConfigSpecs(source, OPTIONS);
+    expect([active(open, 'prod_only'), active(open, 'staging_too')]).toEqual([true, true]);
     expect(inGroup(await sdkFor(open), 'prod_only')).toBe(200);
     expect(inGroup(await sdkFor(open, 'production'), 'prod_only')).toBe(200);
     expect(inGroup(await sdkFor(open, 'staging'), 'prod_only')).toBe(0);
@@ -323,5 +327,38 @@ describe('compileConfigSpecs, evaluated by statsig-node', () => {
     }
     expect(held / 3000).toBeGreaterThan(0.07);
     expect(held / 3000).toBeLessThan(0.13);
+  });
+});
+
+describe('compileConfigSpecsJson', () => {
+  const gate = (id: string, passPercentage = 100): JsonObject => ({ id, isEnabled: true, idType: 'userID', rules: [publicRule('r1', passPercentage)] });
+  const source = (): CompileSource => ({
+    ...EMPTY,
+    gates: [gate('a'), gate('b')],
+    dynamicConfigs: [{ id: 'c', isEnabled: true, idType: 'userID', defaultValue: { x: 1 }, rules: [] }],
+    segments: [{ id: 's', type: 'id_list', idType: 'userID', ids: ['1'] }],
+    holdouts: [{ id: 'h', isEnabled: true, idType: 'userID', passPercentage: 5, gateIDs: ['a'], experimentIDs: [], layerIDs: [] }],
+  });
+
+  it('gives the JSON of the same specs, reusing the specs of the entities that did not change', () => {
+    const memo = new SpecMemo();
+    const first = source();
+    const one = compileConfigSpecsJson(first, OPTIONS, memo);
+    expect(JSON.parse(one.json)).toEqual(compileConfigSpecs(first, OPTIONS));
+    // b written (a new object), a and c as they were.
+    const second: CompileSource = { ...first, gates: [first.gates[0] as JsonObject, gate('b', 10)] };
+    const two = compileConfigSpecsJson(second, OPTIONS, memo);
+    expect(JSON.parse(two.json)).toEqual(compileConfigSpecs(second, OPTIONS));
+    expect(two.specs.feature_gates[0]).toBe(one.specs.feature_gates[0]);
+    expect(two.specs.feature_gates[1]).not.toBe(one.specs.feature_gates[1]);
+    expect(two.specs.dynamic_configs[0]).toBe(one.specs.dynamic_configs[0]);
+    // A holdout written: every gate is compiled again (holdouts go into gates).
+    const third: CompileSource = { ...second, holdouts: [{ ...(first.holdouts[0] as JsonObject), gateIDs: ['b'] }] };
+    const three = compileConfigSpecsJson(third, OPTIONS, memo);
+    expect(JSON.parse(three.json)).toEqual(compileConfigSpecs(third, OPTIONS));
+    expect(three.specs.feature_gates[0]).not.toBe(two.specs.feature_gates[0]);
+    // Another key scope: compiled for it, not taken from the other's.
+    const staging = compileConfigSpecsJson(third, { ...OPTIONS, environments: ['staging'] }, memo);
+    expect(JSON.parse(staging.json)).toEqual(compileConfigSpecs(third, { ...OPTIONS, environments: ['staging'] }));
   });
 });

@@ -59,16 +59,71 @@ const isArchived = (entity: JsonObject): boolean => entity['status'] === 'Archiv
 /** A rule's stable identity: its id, or (in files that state none) its name. */
 const ruleKey = (r: JsonObject, index: number): string => str(r['id']) ?? str(r['name']) ?? `rule-${index}`;
 
+/** A compiled spec and, once asked for, its JSON. */
+interface Compiled {
+  spec: ConfigSpec;
+  json?: string;
+}
+
+/**
+ * Specs compiled earlier, by the entity object they were compiled from: a store that hands out the
+ * same frozen object for an entity until it is written (SQLite's kind lists) lets a compilation after
+ * one write reuse every other gate, config and segment, and their JSON, as they were. Entities are
+ * never mutated (the store freezes them), so an object's spec can't go stale; what else goes into
+ * a spec (the environment scope, the holdouts) is part of the lookup.
+ */
+export class SpecMemo {
+  private readonly byEntity = new WeakMap<object, Map<string, Compiled>>();
+  private readonly serials = new WeakMap<object, number>();
+  private nextSerial = 0;
+
+  /** A number of this object's own, for lookups that depend on several objects (the holdouts). */
+  serial(entity: object): number {
+    let serial = this.serials.get(entity);
+    if (serial === undefined) this.serials.set(entity, (serial = ++this.nextSerial));
+    return serial;
+  }
+
+  get(entity: object, context: string): Compiled | undefined {
+    return this.byEntity.get(entity)?.get(context);
+  }
+
+  set(entity: object, context: string, compiled: Compiled): void {
+    let contexts = this.byEntity.get(entity);
+    if (contexts === undefined) this.byEntity.set(entity, (contexts = new Map()));
+    // One per key scope polling; a bound keeps a flood of scopes from growing it.
+    if (contexts.size >= 64) contexts.clear();
+    contexts.set(context, compiled);
+  }
+}
+
 class Compiler {
   private readonly scope: EnvironmentScope;
   private readonly layersById: Map<string, JsonObject>;
+  private readonly scopeKey: string;
+  private holdoutStamp: string | undefined;
 
   constructor(
     private readonly source: CompileSource,
     private readonly options: CompileOptions,
+    private readonly memo?: SpecMemo,
   ) {
     this.scope = environmentScope(options.environments);
     this.layersById = new Map(source.layers.map((l) => [idOf(l), l]));
+    this.scopeKey = JSON.stringify(this.scope);
+  }
+
+  /** The spec of an entity that depends on nothing but itself, the scope and (with `holdouts`) the holdouts. */
+  private memoized(entity: JsonObject, holdouts: boolean, build: (entity: JsonObject) => ConfigSpec): Compiled {
+    const memo = this.memo;
+    if (memo === undefined) return { spec: build(entity) };
+    if (holdouts) this.holdoutStamp ??= this.source.holdouts.map((h) => memo.serial(h)).join(',');
+    const context = holdouts ? `${this.scopeKey}|${this.holdoutStamp ?? ''}` : this.scopeKey;
+    const known = memo.get(entity, context);
+    if (known) return known;
+    const compiled = { spec: build(entity) };
+    memo.set(entity, context, compiled);
+    return compiled;
   }
 
   /** Whether an SDK key of the target apps sees the entity: an entity without target apps is every app's. */
@@ -336,7 +391,7 @@ class Compiler {
     return [rule({ id: 'environment', passPercentage: 100, conditions: [named, tierCondition('none', enabled, idType)], returnValue, idType })];
   }
 
-  experiment(experiment: JsonObject, buckets: Map<string, number[]>): { spec: ConfigSpec; targeting: ConfigSpec | undefined } {
+  experiment(experiment: JsonObject, buckets: ReadonlyMap<string, readonly number[]>): { spec: ConfigSpec; targeting: ConfigSpec | undefined } {
     const id = idOf(experiment);
     const idType = idTypeOf(experiment);
     const salt = entitySalt('experiment', id);
@@ -408,7 +463,8 @@ class Compiler {
       idType,
       rules,
       entity: 'experiment',
-      isActive: status === 'active' && this.environmentRules(experiment, null).length === 0,
+      // Where the key leaves the environment to the SDK, the experiment may run: the SDK's tier decides per unit.
+      isActive: status === 'active' && (this.scope.fixed === null || this.environmentRules(experiment, null).length === 0),
       hasSharedParams: layer !== undefined,
       explicitParameters: explicit,
       targetAppIDs: list<string>(experiment['targetApps']),
@@ -416,7 +472,7 @@ class Compiler {
     return { spec, targeting };
   }
 
-  layer(layer: JsonObject, experiments: readonly JsonObject[], buckets: Map<string, number[]>): ConfigSpec {
+  layer(layer: JsonObject, experiments: readonly JsonObject[], buckets: ReadonlyMap<string, readonly number[]>): ConfigSpec {
     const id = idOf(layer);
     const idType = idTypeOf(layer);
     const salt = entitySalt('layer', id);
@@ -448,13 +504,13 @@ class Compiler {
    * Layer buckets of every layer's started experiments. Archived experiments count too: an
    * experiment archived after it concluded held its buckets while it ran.
    */
-  private bucketsByLayer(): Map<string, number[]> {
+  private bucketsByLayer(): Map<string, readonly number[]> {
     const byLayer = new Map<string, JsonObject[]>();
     for (const e of this.source.experiments) {
       const layerId = str(e['layerID']);
       if (layerId !== undefined) byLayer.set(layerId, [...(byLayer.get(layerId) ?? []), e]);
     }
-    const all = new Map<string, number[]>();
+    const all = new Map<string, readonly number[]>();
     for (const experiments of byLayer.values()) {
       const claims = experiments.map((e) => {
         const started = e['status'] !== 'setup' && (e['status'] !== 'archived' || e['statusBeforeArchive'] !== 'setup');
@@ -468,38 +524,50 @@ class Compiler {
     return all;
   }
 
-  compile(): ConfigSpecs {
+  compile(): { specs: ConfigSpecs; json: () => string } {
     const { source, options } = this;
     const buckets = this.bucketsByLayer();
     const experiments = source.experiments.filter((e) => this.visible(e));
     const compiledExperiments = experiments.map((e) => this.experiment(e, buckets));
-    const feature_gates: ConfigSpec[] = [
-      ...source.gates.filter((g) => this.visible(g)).map((g) => this.gate(g)),
+    const fresh = (spec: ConfigSpec): Compiled => ({ spec });
+    const gates: Compiled[] = [
+      ...source.gates.filter((g) => this.visible(g)).map((g) => this.memoized(g, true, (e) => this.gate(e))),
       // Segments and holdouts serve every app: the gates and experiments that use them are what a key's apps limit.
-      ...source.segments.filter((s) => !isArchived(s)).map((s) => this.segment(s)),
-      ...compiledExperiments.flatMap((c) => c.targeting ?? []),
-      ...source.holdouts.map((h) => this.holdout(h)),
+      ...source.segments.filter((s) => !isArchived(s)).map((s) => this.memoized(s, false, (e) => this.segment(e))),
+      ...compiledExperiments.flatMap((c) => (c.targeting ? [fresh(c.targeting)] : [])),
+      ...source.holdouts.map((h) => fresh(this.holdout(h))),
+    ];
+    const configs: Compiled[] = [
+      ...source.dynamicConfigs.filter((c) => this.visible(c)).map((c) => this.memoized(c, false, (e) => this.dynamicConfig(e))),
+      ...compiledExperiments.map((c) => fresh(c.spec)),
     ];
     const layers: Record<string, string[]> = {};
-    const layer_configs: ConfigSpec[] = [];
+    const layerConfigs: Compiled[] = [];
     for (const layer of source.layers) {
       if (!this.visible(layer)) continue;
       const members = experiments.filter((e) => e['layerID'] === layer['id']);
       layers[idOf(layer)] = members.map(idOf);
-      layer_configs.push(this.layer(layer, members, buckets));
+      layerConfigs.push(fresh(this.layer(layer, members, buckets)));
     }
     const specs: ConfigSpecs = {
       has_updates: true,
       time: options.time,
-      feature_gates,
-      dynamic_configs: [...source.dynamicConfigs.filter((c) => this.visible(c)).map((c) => this.dynamicConfig(c)), ...compiledExperiments.map((c) => c.spec)],
-      layer_configs,
+      feature_gates: gates.map((c) => c.spec),
+      dynamic_configs: configs.map((c) => c.spec),
+      layer_configs: layerConfigs.map((c) => c.spec),
       layers,
       id_lists: {},
       default_environment: this.scope.fixed,
     };
     if (options.targetApps[0] !== undefined) specs.app_id = options.targetApps[0];
-    return specs;
+    // The JSON of `specs`, from each spec's own JSON: a spec reused from the memo is not serialised again.
+    const json = (): string => {
+      const list = (items: Compiled[]): string => `[${items.map((c) => (c.json ??= JSON.stringify(c.spec))).join(',')}]`;
+      const { feature_gates: _g, dynamic_configs: _c, layer_configs: _l, ...rest } = specs;
+      const tail = JSON.stringify(rest).slice(1);
+      return `{"feature_gates":${list(gates)},"dynamic_configs":${list(configs)},"layer_configs":${list(layerConfigs)},${tail}`;
+    };
+    return { specs, json };
   }
 }
 
@@ -528,5 +596,14 @@ function experimentOfGroup(experiments: readonly JsonObject[], layer: JsonObject
  * same specs on every replica.
  */
 export function compileConfigSpecs(source: CompileSource, options: CompileOptions): ConfigSpecs {
-  return new Compiler(source, options).compile();
+  return new Compiler(source, options).compile().specs;
+}
+
+/**
+ * `compileConfigSpecs` with the JSON of the specs as well, reusing what `memo` kept from earlier
+ * compilations (the specs of entities that didn't change, and their JSON).
+ */
+export function compileConfigSpecsJson(source: CompileSource, options: CompileOptions, memo: SpecMemo): { specs: ConfigSpecs; json: string } {
+  const { specs, json } = new Compiler(source, options, memo).compile();
+  return { specs, json: json() };
 }

@@ -21,7 +21,20 @@ export interface BucketClaim {
  * claims of several experiments rarely collide. One hash per experiment: layers are compiled on
  * every write.
  */
-function preference(id: string): number[] {
+function preference(id: string): readonly number[] {
+  const known = preferences.get(id);
+  if (known !== undefined) return known;
+  const order = shuffled(id);
+  if (preferences.size >= PREFERENCES_MAX) preferences.clear();
+  preferences.set(id, order);
+  return order;
+}
+
+/** Shuffles already made: the specs are compiled on every write, the experiments rarely change. */
+const preferences = new Map<string, readonly number[]>();
+const PREFERENCES_MAX = 20_000;
+
+function shuffled(id: string): number[] {
   const seed = createHash('sha256').update(`layer-buckets.${id}`).digest();
   let state = seed.readUInt32BE(0) | 1;
   // xorshift32: plenty for a shuffle that only has to be fixed and spread out.
@@ -48,7 +61,22 @@ const wanted = (claim: BucketClaim): number => Math.max(0, Math.min(LAYER_BUCKET
  * stay where they are for as long as it runs, whatever starts or concludes after it; buckets an
  * experiment frees go to experiments that start later. Experiments still in setup hold none.
  */
-export function layerBuckets(claims: readonly BucketClaim[]): Map<string, number[]> {
+export function layerBuckets(claims: readonly BucketClaim[]): ReadonlyMap<string, readonly number[]> {
+  // The same claims give the same buckets: a layer whose experiments didn't change since the last
+  // compilation (nearly every layer, after a write) costs a lookup.
+  const signature = JSON.stringify(claims.map((c) => [c.id, c.allocation, c.startTime ?? null, c.endTime ?? null, c.userBuckets]));
+  const known = claimed.get(signature);
+  if (known !== undefined) return known;
+  const result = assign(claims);
+  if (claimed.size >= CLAIMED_MAX) claimed.clear();
+  claimed.set(signature, result);
+  return result;
+}
+
+const claimed = new Map<string, ReadonlyMap<string, readonly number[]>>();
+const CLAIMED_MAX = 10_000;
+
+function assign(claims: readonly BucketClaim[]): Map<string, number[]> {
   const started = claims
     .filter((c) => c.startTime !== undefined)
     .sort((a, b) => (a.startTime as number) - (b.startTime as number) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -56,20 +84,21 @@ export function layerBuckets(claims: readonly BucketClaim[]): Map<string, number
   started.forEach((claim, index) => {
     const start = claim.startTime as number;
     const held = new Set<number>();
-    for (const earlier of started.slice(0, index)) {
+    for (let i = 0; i < index; i++) {
+      const earlier = started[i] as BucketClaim;
       if (earlier.endTime === undefined || earlier.endTime > start) for (const b of result.get(earlier.id) ?? []) held.add(b);
     }
-    const mine: number[] = [];
     const count = wanted(claim);
+    const mine = new Set<number>();
     const take = (bucket: number): void => {
-      if (mine.length < count && Number.isInteger(bucket) && bucket >= 0 && bucket < LAYER_BUCKETS && !held.has(bucket) && !mine.includes(bucket)) mine.push(bucket);
+      if (mine.size < count && Number.isInteger(bucket) && bucket >= 0 && bucket < LAYER_BUCKETS && !held.has(bucket)) mine.add(bucket);
     };
     claim.userBuckets.forEach(take);
     for (const bucket of preference(claim.id)) {
-      if (mine.length >= count) break;
+      if (mine.size >= count) break;
       take(bucket);
     }
-    result.set(claim.id, mine.sort((a, b) => a - b));
+    result.set(claim.id, [...mine].sort((a, b) => a - b));
   });
   return result;
 }
