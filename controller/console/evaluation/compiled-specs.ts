@@ -14,6 +14,19 @@ export interface CompiledScope {
   specs: ConfigSpecs;
   evaluator: SpecEvaluator;
   flags: FlagIndex;
+  /**
+   * Bulk answers by context, for specs whose answers depend on nothing but the context (no
+   * `current_time` condition): a client polling with the same context gets the answer, and its
+   * 304, without evaluating again. Undefined when the specs read the clock. Dropped with the specs.
+   */
+  bulkAnswers: { byContext: Map<string, { body: string; etag: string }>; bytes: number } | undefined;
+}
+
+function readsTheClock(specs: ConfigSpecs): boolean {
+  for (const list of [specs.feature_gates, specs.dynamic_configs, specs.layer_configs]) {
+    for (const spec of list) for (const rule of spec.rules) for (const c of rule.conditions) if (String(c.type).toLowerCase() === 'current_time') return true;
+  }
+  return false;
 }
 
 /**
@@ -31,7 +44,7 @@ export class CompiledSpecsCache {
     const { specs } = await this.configSpecs.specsFor(scope, marksFresh);
     let compiled = this.engines.get(specs);
     if (compiled === undefined) {
-      compiled = { specs, evaluator: new SpecEvaluator(specs, engineCapabilities()), flags: new FlagIndex(specs) };
+      compiled = { specs, evaluator: new SpecEvaluator(specs, engineCapabilities()), flags: new FlagIndex(specs), bulkAnswers: readsTheClock(specs) ? undefined : { byContext: new Map(), bytes: 0 } };
       this.engines.set(specs, compiled);
     }
     return compiled;

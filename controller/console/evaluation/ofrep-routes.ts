@@ -24,6 +24,9 @@ export interface OfrepDeps {
 /** An evaluation context is small; a larger body is refused before it is parsed. */
 export const OFREP_BODY_LIMIT = 64 * 1024;
 
+/** Characters of bulk answers kept per compiled specs (the contexts polling between two writes). */
+const BULK_ANSWERS_BYTES = 16 * 1024 * 1024;
+
 const SINGLE = '/ofrep/v1/evaluate/flags/*';
 const BULK = '/ofrep/v1/evaluate/flags';
 
@@ -123,13 +126,28 @@ export function registerOfrepRoutes(app: FastifyInstance, deps: OfrepDeps): void
       const parsed = userFromContext(contextOf(request));
       if ('problem' in parsed) return reply.status(400).send({ errorCode: parsed.problem.code, errorDetails: parsed.problem.message });
       const compiled = await compiledFor(request.sdkKey as SdkKey);
-      const flags = compiled.flags.all().map(({ key, ref }) => {
-        const { evaluation, value } = evaluateFlag(compiled.evaluator, ref, parsed.user);
-        return ofrepAnswer(key, ref, evaluation, value);
-      });
-      const body = JSON.stringify({ flags });
-      // The tag is the answer's own digest: equal answers, equal tags, whatever changed underneath.
-      const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+      const cacheKey = compiled.bulkAnswers ? JSON.stringify(parsed.user) : '';
+      let answer = compiled.bulkAnswers?.byContext.get(cacheKey);
+      if (answer === undefined) {
+        const flags = compiled.flags.all().map(({ key, ref }) => {
+          const { evaluation, value } = evaluateFlag(compiled.evaluator, ref, parsed.user);
+          return ofrepAnswer(key, ref, evaluation, value);
+        });
+        const body = JSON.stringify({ flags });
+        // The tag is the answer's own digest: equal answers, equal tags, whatever changed underneath.
+        answer = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+        const kept = compiled.bulkAnswers;
+        if (kept) {
+          const size = body.length + cacheKey.length;
+          if (kept.bytes + size > BULK_ANSWERS_BYTES) {
+            kept.byContext.clear();
+            kept.bytes = 0;
+          }
+          kept.byContext.set(cacheKey, answer);
+          kept.bytes += size;
+        }
+      }
+      const { body, etag } = answer;
       void reply.header('etag', etag);
       const ifNoneMatch = request.headers['if-none-match'];
       if (typeof ifNoneMatch === 'string' && ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === etag || t.trim() === '*')) {
