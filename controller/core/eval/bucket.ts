@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 
 /**
  * Bucketing as the Statsig server SDKs do it, so a unit lands in the same bucket whether flagops or
@@ -11,25 +11,27 @@ const TWO_POW_32 = 4294967296;
 const RULE_BUCKETS = 10000;
 const USER_BUCKETS = 1000;
 
-/** Hashing is the hot path of every percentage rule; the SDK caches the same way (bounded map). */
+/**
+ * Hashing is the hot path of every percentage rule: buckets are kept per input (bounded, as the SDK
+ * keeps its hashes), as plain numbers so the cache costs the garbage collector little.
+ */
 const CACHE_LIMIT = 100000;
-const cache = new Map<string, Buffer>();
-
-function digestOf(input: string): Buffer {
-  const cached = cache.get(input);
-  if (cached !== undefined) return cached;
-  const digest = createHash('sha256').update(input, 'utf8').digest();
-  if (cache.size >= CACHE_LIMIT) cache.clear();
-  cache.set(input, digest);
-  return digest;
-}
+const caches = new Map<number, Map<string, number>>();
 
 /** The first 8 bytes of sha256(input), big-endian, modulo `modulus` (≤ 2²¹ keeps every step exact). */
 export function hashModulo(input: string, modulus: number): number {
-  const digest = digestOf(input);
+  let cache = caches.get(modulus);
+  if (cache === undefined) caches.set(modulus, (cache = new Map()));
+  const known = cache.get(input);
+  if (known !== undefined) return known;
+  // One-shot hashing: no Hash object per call.
+  const digest = hash('sha256', input, 'buffer');
   const hi = digest.readUInt32BE(0);
   const lo = digest.readUInt32BE(4);
-  return (((hi % modulus) * (TWO_POW_32 % modulus)) + lo) % modulus;
+  const bucket = (((hi % modulus) * (TWO_POW_32 % modulus)) + lo) % modulus;
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(input, bucket);
+  return bucket;
 }
 
 /** The bucket (0–9999) a rule's pass percentage is compared with: `passes = bucket < passPercentage × 100`. */
