@@ -25,9 +25,10 @@ const ADMIN = 'console-e2e-ofrep-admin';
 
 let dir: string;
 let console_: SpawnedConsole;
+let approverKey: string;
 
-async function api(method: string, path: string, body?: unknown, key = ADMIN): Promise<{ status: number; json: Record<string, unknown> }> {
-  const res = await fetch(`${console_.url}${path}`, { method, headers: { 'service-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+async function api(method: string, path: string, body?: unknown, key = ADMIN, headers: Record<string, string> = {}): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await fetch(`${console_.url}${path}`, { method, headers: { 'service-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
 }
 
@@ -41,7 +42,8 @@ beforeAll(async () => {
   await git.add(['-A']);
   await git.commit('the example flags');
   const approver = await api('POST', '/console/v1/keys', { description: 'approver', userEmail: 'release-bot@acme.example', role: 'member' });
-  const applied = await runBuiltCli(['apply', repo, '--auto-approve', '--console', console_.url], { FLAGOPS_API_KEY: ADMIN, FLAGOPS_APPROVER_KEY: String((approver.json['data'] as JsonObject)['key']) });
+  approverKey = String((approver.json['data'] as JsonObject)['key']);
+  const applied = await runBuiltCli(['apply', repo, '--auto-approve', '--console', console_.url], { FLAGOPS_API_KEY: ADMIN, FLAGOPS_APPROVER_KEY: approverKey });
   expect(applied.code, applied.stderr.slice(0, 3000)).toBe(0);
 }, 120_000);
 
@@ -122,4 +124,23 @@ describe('OpenFeature with the OFREP provider against flagops serve', () => {
     const varied = [...outcomes.values()].filter((s) => s.size > 1).length;
     expect(varied).toBeGreaterThan(flags.length / 3);
   }, 300_000);
+
+  it('sees a change committed through a review at its next evaluation', async () => {
+    const created = await api('POST', '/console/v1/keys', { description: 'app', type: 'CLIENT', environments: ['production'] });
+    const key = String((created.json['data'] as JsonObject)['key']);
+    await OpenFeature.setProviderAndWait('review', new OFREPProvider({ baseUrl: console_.url, headers: [['Authorization', `Bearer ${key}`]] }));
+    const client = OpenFeature.getClient('review');
+    const staff = { targetingKey: 'user-1', email: 'ann@acme.example' };
+    expect(await client.getBooleanValue('new_checkout', false, staff)).toBe(true);
+    // new_checkout requires a review: the write becomes one, approved by its allowed reviewer, then committed.
+    const submitted = await api('PUT', '/console/v1/gates/new_checkout/disable', undefined, ADMIN, { 'x-respect-review-settings': 'true' });
+    expect(submitted.status).toBe(202);
+    const reviewId = String((submitted.json['data'] as JsonObject)['reviewID']);
+    expect(await client.getBooleanValue('new_checkout', false, staff)).toBe(true);
+    expect((await api('PUT', `/console/v1/gates/new_checkout/reviews/${reviewId}/approve`, undefined, approverKey)).status).toBe(200);
+    const committed = await api('PUT', `/console/v1/gates/new_checkout/reviews/${reviewId}/commit`);
+    expect(committed.status, JSON.stringify(committed.json)).toBe(200);
+    const details = await client.getBooleanDetails('new_checkout', true, staff);
+    expect(details).toMatchObject({ value: false, reason: 'DISABLED' });
+  }, 60_000);
 });
