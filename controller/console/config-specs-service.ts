@@ -81,8 +81,7 @@ export class ConfigSpecsService {
     this.rebuilds += 1;
     const started = performance.now();
     const { specs, json } = compileConfigSpecsJson(source, { environments: key.environments, targetApps: key.targetApps, time }, this.memo);
-    const body = Buffer.from(json);
-    return { specs, time, body, unchangedBody: JSON.stringify({ has_updates: false, time }), timings: { loadMs, compileMs: performance.now() - started } };
+    return { specs, time, body: json, unchangedBody: JSON.stringify({ has_updates: false, time }), timings: { loadMs, compileMs: performance.now() - started } };
   }
 
   private async load(): Promise<Loaded> {
