@@ -12,6 +12,8 @@ export interface SdkKey {
   environments: readonly string[];
   /** Primary first; empty: every app. */
   targetApps: readonly string[];
+  /** The environments and target apps as one string: keys with the same scope see the same flags. */
+  scope: string;
 }
 
 export type SdkKeyType = SdkKey['type'];
@@ -36,6 +38,18 @@ export class SdkKeyAuth {
    * first, so a key deactivated on another replica is refused at once (and the caller's own reads
    * through mark-keyed caches see every acknowledged write).
    */
+  /**
+   * The key of `secret` at once, when it was resolved since the auth mark last moved and is of one
+   * of `types`; undefined when `authenticate` must answer (always, on a store shared by replicas,
+   * whose marks a request refreshes first).
+   */
+  cached(secret: string | undefined, types: readonly SdkKeyType[]): SdkKey | undefined {
+    if (secret === undefined || this.store.refreshMarks !== undefined || this.cache === undefined) return undefined;
+    if (this.cache.mark !== this.store.marks?.()?.auth) return undefined;
+    const key = this.cache.bySecret.get(secret);
+    return key !== undefined && types.includes(key.type) ? key : undefined;
+  }
+
   async authenticate(secret: string | undefined, types: readonly SdkKeyType[]): Promise<SdkKey> {
     if (secret === undefined || secret === '') throw new AuthenticationError('Missing SDK key.');
     await this.store.refreshMarks?.();
@@ -63,5 +77,6 @@ export class SdkKeyAuth {
 }
 
 function sdkKeyOf(record: KeyRecord & { type: SdkKeyType }): SdkKey {
-  return { id: record.id, type: record.type, environments: [...record.environments], targetApps: keyTargetApps(record) };
+  const targetApps = keyTargetApps(record);
+  return { id: record.id, type: record.type, environments: [...record.environments], targetApps, scope: JSON.stringify([record.environments, targetApps]) };
 }

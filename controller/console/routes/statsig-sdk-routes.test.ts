@@ -29,6 +29,7 @@ describe('GET /v1/download_config_specs/{key}.json', () => {
     const { key } = await sdkKey();
     const first = await download(key);
     expect(first.statusCode).toBe(200);
+    expect(first.headers['server-timing']).toMatch(/^load;dur=[\d.]+, compile;dur=[\d.]+$/);
     const specs = first.json<ConfigSpecs>();
     expect(specs.has_updates).toBe(true);
     expect(gateNames(specs)).toEqual(['dark_mode']);

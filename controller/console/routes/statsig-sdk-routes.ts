@@ -1,7 +1,7 @@
 import { createGunzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { InputError } from '../../errors.js';
-import type { ConfigSpecsService } from '../config-specs-service.js';
+import type { CompiledSpecs, ConfigSpecsService } from '../config-specs-service.js';
 import type { ConsoleMetrics } from '../http/console-metrics.js';
 import type { SdkKeyAuth } from '../sdk-key-auth.js';
 
@@ -60,20 +60,37 @@ function eventKind(name: unknown): string {
  * Outside /console/v1, so the Console API's key check doesn't apply: each route checks its SDK key.
  */
 export function registerStatsigSdkRoutes(app: FastifyInstance, deps: StatsigSdkRouteDeps): void {
+  const send = (reply: FastifyReply, compiled: CompiledSpecs, sinceTime: number | undefined): void => {
+    // Nothing written since the client's copy: the SDK keeps what it has.
+    const unchanged = sinceTime !== undefined && sinceTime >= compiled.time && compiled.time > 0;
+    void reply.header('cache-control', 'no-store').type(JSON_TYPE);
+    if (unchanged) {
+      void reply.send(compiled.unchangedBody);
+      return;
+    }
+    // What the current specs took to build, for operators watching rebuilds after writes.
+    const { loadMs, compileMs } = compiled.timings;
+    void reply.header('server-timing', `load;dur=${loadMs.toFixed(1)}, compile;dur=${compileMs.toFixed(1)}`).send(compiled.body);
+  };
   const sendSpecs = async (reply: FastifyReply, secret: string | undefined, sinceTime: number | undefined): Promise<void> => {
     const key = await deps.keys.authenticate(secret, ['SERVER']);
     // Authenticating refreshed the store's change marks: one round trip to a shared database, not two.
-    const compiled = await deps.specs.specsFor(key, true);
-    // Nothing written since the client's copy: the SDK keeps what it has.
-    const unchanged = sinceTime !== undefined && sinceTime >= compiled.time && compiled.time > 0;
-    void reply.header('cache-control', 'no-store').type(JSON_TYPE).send(unchanged ? compiled.unchangedBody : compiled.body);
+    send(reply, await deps.specs.specsFor(key, true), sinceTime);
   };
 
-  app.get('/v1/download_config_specs/:file', async (request, reply) => {
+  app.get('/v1/download_config_specs/:file', (request, reply): Promise<void> | undefined => {
     const { file } = request.params as { file: string };
     const secret = file.endsWith('.json') ? file.slice(0, -'.json'.length) : file;
-    const { sinceTime } = request.query as Record<string, unknown>;
-    await sendSpecs(reply, secret, sinceTimeOf(Array.isArray(sinceTime) ? sinceTime[0] : sinceTime, 'sinceTime query parameter'));
+    const query = (request.query as Record<string, unknown>)['sinceTime'];
+    const sinceTime = sinceTimeOf(Array.isArray(query) ? query[0] : query, 'sinceTime query parameter');
+    // An SDK polling specs that haven't changed (nearly every request) is answered without a promise.
+    const key = deps.keys.cached(secret, ['SERVER']);
+    const compiled = key && deps.specs.cached(key);
+    if (compiled) {
+      send(reply, compiled, sinceTime);
+      return undefined;
+    }
+    return sendSpecs(reply, secret, sinceTime);
   });
 
   app.post('/v1/download_config_specs', async (request, reply) => {

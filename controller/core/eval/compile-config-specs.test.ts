@@ -344,21 +344,55 @@ describe('compileConfigSpecsJson', () => {
     const memo = new SpecMemo();
     const first = source();
     const one = compileConfigSpecsJson(first, OPTIONS, memo);
-    expect(JSON.parse(one.json)).toEqual(compileConfigSpecs(first, OPTIONS));
+    expect(JSON.parse(one.json.toString())).toEqual(compileConfigSpecs(first, OPTIONS));
     // b written (a new object), a and c as they were.
     const second: CompileSource = { ...first, gates: [first.gates[0] as JsonObject, gate('b', 10)] };
     const two = compileConfigSpecsJson(second, OPTIONS, memo);
-    expect(JSON.parse(two.json)).toEqual(compileConfigSpecs(second, OPTIONS));
+    expect(JSON.parse(two.json.toString())).toEqual(compileConfigSpecs(second, OPTIONS));
     expect(two.specs.feature_gates[0]).toBe(one.specs.feature_gates[0]);
     expect(two.specs.feature_gates[1]).not.toBe(one.specs.feature_gates[1]);
     expect(two.specs.dynamic_configs[0]).toBe(one.specs.dynamic_configs[0]);
     // A holdout written: every gate is compiled again (holdouts go into gates).
     const third: CompileSource = { ...second, holdouts: [{ ...(first.holdouts[0] as JsonObject), gateIDs: ['b'] }] };
     const three = compileConfigSpecsJson(third, OPTIONS, memo);
-    expect(JSON.parse(three.json)).toEqual(compileConfigSpecs(third, OPTIONS));
+    expect(JSON.parse(three.json.toString())).toEqual(compileConfigSpecs(third, OPTIONS));
     expect(three.specs.feature_gates[0]).not.toBe(two.specs.feature_gates[0]);
     // Another key scope: compiled for it, not taken from the other's.
     const staging = compileConfigSpecsJson(third, { ...OPTIONS, environments: ['staging'] }, memo);
-    expect(JSON.parse(staging.json)).toEqual(compileConfigSpecs(third, { ...OPTIONS, environments: ['staging'] }));
+    expect(JSON.parse(staging.json.toString())).toEqual(compileConfigSpecs(third, { ...OPTIONS, environments: ['staging'] }));
+  });
+});
+
+describe('compileConfigSpecsJson, experiments and layers', () => {
+  it('reuses them while their layer and its experiments are unchanged, and recompiles them with it', () => {
+    const memo = new SpecMemo();
+    const layer = { id: 'checkout', idType: 'userID', parameters: [{ name: 'color', type: 'string', defaultValue: 'grey' }] };
+    const inLayer = (id: string, extra: JsonObject = {}): JsonObject => ({
+      id,
+      idType: 'userID',
+      status: 'active',
+      startTime: 1,
+      layerID: 'checkout',
+      allocation: 30,
+      groups: [{ id: `${id}_c`, name: 'Control', size: 100, parameterValues: { color: 'blue' } }],
+      inlineTargetingRules: [{ id: 'r', name: 'all', passPercentage: 100, conditions: [{ type: 'public' }] }],
+      ...extra,
+    });
+    const alone = { id: 'alone', idType: 'userID', status: 'active', startTime: 1, allocation: 100, groups: [{ id: 'g', name: 'Control', size: 100, parameterValues: {} }] };
+    const first: CompileSource = { ...EMPTY, layers: [layer], experiments: [inLayer('a'), inLayer('b', { startTime: 2 }), alone] };
+    const one = compileConfigSpecsJson(first, OPTIONS, memo);
+    expect(JSON.parse(one.json.toString())).toEqual(compileConfigSpecs(first, OPTIONS));
+    const same = compileConfigSpecsJson({ ...first, experiments: [...first.experiments] }, OPTIONS, memo);
+    expect(same.specs.dynamic_configs).toEqual(one.specs.dynamic_configs);
+    same.specs.dynamic_configs.forEach((spec, i) => expect(spec).toBe(one.specs.dynamic_configs[i]));
+    expect(same.specs.layer_configs[0]).toBe(one.specs.layer_configs[0]);
+    expect(same.specs.feature_gates.map((g) => g.name)).toEqual(one.specs.feature_gates.map((g) => g.name));
+    // b concludes: a and the layer are compiled again (the layer's defaults and buckets may change), "alone" is not.
+    const second: CompileSource = { ...first, experiments: [first.experiments[0] as JsonObject, inLayer('b', { startTime: 2, status: 'decision_made', launchedGroupID: 'b_c', endTime: 3 }), alone] };
+    const two = compileConfigSpecsJson(second, OPTIONS, memo);
+    expect(JSON.parse(two.json.toString())).toEqual(compileConfigSpecs(second, OPTIONS));
+    expect(two.specs.dynamic_configs[0]).not.toBe(one.specs.dynamic_configs[0]);
+    expect(two.specs.dynamic_configs[2]).toBe(one.specs.dynamic_configs[2]);
+    expect(two.specs.layer_configs[0]).not.toBe(one.specs.layer_configs[0]);
   });
 });

@@ -59,10 +59,10 @@ const isArchived = (entity: JsonObject): boolean => entity['status'] === 'Archiv
 /** A rule's stable identity: its id, or (in files that state none) its name. */
 const ruleKey = (r: JsonObject, index: number): string => str(r['id']) ?? str(r['name']) ?? `rule-${index}`;
 
-/** A compiled spec and, once asked for, its JSON. */
+/** A compiled spec and, once asked for, its JSON (UTF-8). */
 interface Compiled {
   spec: ConfigSpec;
-  json?: string;
+  json?: Buffer;
 }
 
 /**
@@ -102,6 +102,7 @@ class Compiler {
   private readonly layersById: Map<string, JsonObject>;
   private readonly scopeKey: string;
   private holdoutStamp: string | undefined;
+  private readonly layerStamps = new Map<string, string>();
 
   constructor(
     private readonly source: CompileSource,
@@ -113,17 +114,57 @@ class Compiler {
     this.scopeKey = JSON.stringify(this.scope);
   }
 
-  /** The spec of an entity that depends on nothing but itself, the scope and (with `holdouts`) the holdouts. */
-  private memoized(entity: JsonObject, holdouts: boolean, build: (entity: JsonObject) => ConfigSpec): Compiled {
+  /**
+   * The spec of an entity, from the memo when it was compiled before in the same context: the
+   * scope, the holdouts, and `extra` (for an experiment or a layer, the layer and its experiments).
+   */
+  private memoized(entity: JsonObject, extra: string, build: (entity: JsonObject) => ConfigSpec): Compiled {
     const memo = this.memo;
     if (memo === undefined) return { spec: build(entity) };
-    if (holdouts) this.holdoutStamp ??= this.source.holdouts.map((h) => memo.serial(h)).join(',');
-    const context = holdouts ? `${this.scopeKey}|${this.holdoutStamp ?? ''}` : this.scopeKey;
+    const context = `${this.context()}|${extra}`;
     const known = memo.get(entity, context);
     if (known) return known;
     const compiled = { spec: build(entity) };
     memo.set(entity, context, compiled);
     return compiled;
+  }
+
+  private context(): string {
+    const memo = this.memo;
+    if (memo === undefined) return '';
+    this.holdoutStamp ??= `${this.scopeKey}|${this.source.holdouts.map((h) => memo.serial(h)).join(',')}`;
+    return this.holdoutStamp;
+  }
+
+  /** What an experiment or layer of the layer depends on besides itself: the layer and all its experiments. */
+  private layerStamp(layerId: unknown): string {
+    const memo = this.memo;
+    if (memo === undefined || typeof layerId !== 'string') return '';
+    let stamp = this.layerStamps.get(layerId);
+    if (stamp === undefined) {
+      const layer = this.layersById.get(layerId);
+      const members = this.source.experiments.filter((e) => e['layerID'] === layerId);
+      stamp = `${layer ? memo.serial(layer) : 0}:${members.map((e) => memo.serial(e)).join(',')}`;
+      this.layerStamps.set(layerId, stamp);
+    }
+    return stamp;
+  }
+
+  /** An experiment's spec and its inline-targeting gate, from the memo when nothing they depend on changed. */
+  private memoizedExperiment(experiment: JsonObject, buckets: ReadonlyMap<string, readonly number[]>): { spec: Compiled; targeting: Compiled | undefined } {
+    let targeting: ConfigSpec | undefined;
+    const extra = this.layerStamp(experiment['layerID']);
+    const spec = this.memoized(experiment, extra, (e) => {
+      const compiled = this.experiment(e, buckets);
+      targeting = compiled.targeting;
+      return compiled.spec;
+    });
+    if (targeting !== undefined) {
+      const made = { spec: targeting };
+      this.memo?.set(experiment, `${this.context()}|${extra}|targeting`, made);
+      return { spec, targeting: made };
+    }
+    return { spec, targeting: this.memo?.get(experiment, `${this.context()}|${extra}|targeting`) };
   }
 
   /** Whether an SDK key of the target apps sees the entity: an entity without target apps is every app's. */
@@ -524,22 +565,22 @@ class Compiler {
     return all;
   }
 
-  compile(): { specs: ConfigSpecs; json: () => string } {
+  compile(): { specs: ConfigSpecs; json: () => Buffer } {
     const { source, options } = this;
     const buckets = this.bucketsByLayer();
     const experiments = source.experiments.filter((e) => this.visible(e));
-    const compiledExperiments = experiments.map((e) => this.experiment(e, buckets));
+    const compiledExperiments = experiments.map((e) => this.memoizedExperiment(e, buckets));
     const fresh = (spec: ConfigSpec): Compiled => ({ spec });
     const gates: Compiled[] = [
-      ...source.gates.filter((g) => this.visible(g)).map((g) => this.memoized(g, true, (e) => this.gate(e))),
+      ...source.gates.filter((g) => this.visible(g)).map((g) => this.memoized(g, '', (e) => this.gate(e))),
       // Segments and holdouts serve every app: the gates and experiments that use them are what a key's apps limit.
-      ...source.segments.filter((s) => !isArchived(s)).map((s) => this.memoized(s, false, (e) => this.segment(e))),
-      ...compiledExperiments.flatMap((c) => (c.targeting ? [fresh(c.targeting)] : [])),
+      ...source.segments.filter((s) => !isArchived(s)).map((s) => this.memoized(s, '', (e) => this.segment(e))),
+      ...compiledExperiments.flatMap((c) => (c.targeting ? [c.targeting] : [])),
       ...source.holdouts.map((h) => fresh(this.holdout(h))),
     ];
     const configs: Compiled[] = [
-      ...source.dynamicConfigs.filter((c) => this.visible(c)).map((c) => this.memoized(c, false, (e) => this.dynamicConfig(e))),
-      ...compiledExperiments.map((c) => fresh(c.spec)),
+      ...source.dynamicConfigs.filter((c) => this.visible(c)).map((c) => this.memoized(c, '', (e) => this.dynamicConfig(e))),
+      ...compiledExperiments.map((c) => c.spec),
     ];
     const layers: Record<string, string[]> = {};
     const layerConfigs: Compiled[] = [];
@@ -547,7 +588,8 @@ class Compiler {
       if (!this.visible(layer)) continue;
       const members = experiments.filter((e) => e['layerID'] === layer['id']);
       layers[idOf(layer)] = members.map(idOf);
-      layerConfigs.push(fresh(this.layer(layer, members, buckets)));
+      // Its members as this key sees them: the visible ones, which the stamp's full list decides.
+      layerConfigs.push(this.memoized(layer, `${this.layerStamp(layer['id'])}|${members.map(idOf).join(',')}`, (l) => this.layer(l, members, buckets)));
     }
     const specs: ConfigSpecs = {
       has_updates: true,
@@ -560,12 +602,26 @@ class Compiler {
       default_environment: this.scope.fixed,
     };
     if (options.targetApps[0] !== undefined) specs.app_id = options.targetApps[0];
-    // The JSON of `specs`, from each spec's own JSON: a spec reused from the memo is not serialised again.
-    const json = (): string => {
-      const list = (items: Compiled[]): string => `[${items.map((c) => (c.json ??= JSON.stringify(c.spec))).join(',')}]`;
+    // The JSON of `specs`, from each spec's own JSON: a spec reused from the memo is not serialised
+    // again, and the download is one copy of the pieces (megabytes, for thousands of entities).
+    const json = (): Buffer => {
+      const pieces: Buffer[] = [];
+      const text = (value: string): number => pieces.push(Buffer.from(value));
+      const list = (name: string, items: Compiled[]): void => {
+        text(`"${name}":[`);
+        items.forEach((c, i) => {
+          if (i > 0) text(',');
+          pieces.push((c.json ??= Buffer.from(JSON.stringify(c.spec))));
+        });
+        text('],');
+      };
       const { feature_gates: _g, dynamic_configs: _c, layer_configs: _l, ...rest } = specs;
-      const tail = JSON.stringify(rest).slice(1);
-      return `{"feature_gates":${list(gates)},"dynamic_configs":${list(configs)},"layer_configs":${list(layerConfigs)},${tail}`;
+      text('{');
+      list('feature_gates', gates);
+      list('dynamic_configs', configs);
+      list('layer_configs', layerConfigs);
+      text(JSON.stringify(rest).slice(1));
+      return Buffer.concat(pieces);
     };
     return { specs, json };
   }
@@ -603,7 +659,7 @@ export function compileConfigSpecs(source: CompileSource, options: CompileOption
  * `compileConfigSpecs` with the JSON of the specs as well, reusing what `memo` kept from earlier
  * compilations (the specs of entities that didn't change, and their JSON).
  */
-export function compileConfigSpecsJson(source: CompileSource, options: CompileOptions, memo: SpecMemo): { specs: ConfigSpecs; json: string } {
+export function compileConfigSpecsJson(source: CompileSource, options: CompileOptions, memo: SpecMemo): { specs: ConfigSpecs; json: Buffer } {
   const { specs, json } = new Compiler(source, options, memo).compile();
   return { specs, json: json() };
 }
