@@ -41,7 +41,8 @@ export class CompiledSpecsCache {
 
   /** `marksFresh`: the caller refreshed the store's marks during this request already (authenticating a key). */
   async forScope(scope: SpecScope, marksFresh = false): Promise<CompiledScope> {
-    const { specs } = await this.configSpecs.specsFor(scope, marksFresh);
+    const key = { environments: scope.environments, targetApps: scope.targetApps, scope: JSON.stringify([scope.environments, scope.targetApps]) };
+    const { specs } = await this.configSpecs.specsFor(key, marksFresh);
     let compiled = this.engines.get(specs);
     if (compiled === undefined) {
       compiled = { specs, evaluator: new SpecEvaluator(specs, engineCapabilities()), flags: new FlagIndex(specs), bulkAnswers: readsTheClock(specs) ? undefined : { byContext: new Map(), bytes: 0 } };
