@@ -17,6 +17,7 @@ import { watchRepo } from './source/watch-repo.js';
 import { AuthService } from './console/auth-service.js';
 import { buildConsoleApp } from './console/build-console-app.js';
 import { createConsoleMetrics } from './console/http/console-metrics.js';
+import { ConfigSpecsService } from './console/config-specs-service.js';
 import { EntityService } from './console/entity-service.js';
 import { ALL_KINDS } from './console/kinds/all-kinds.js';
 import { ReviewService } from './console/reviews/review-service.js';
@@ -26,11 +27,16 @@ import { retryPolicyFor, WebhookDispatcher } from './console/reviews/webhook-dis
 import { registerChangeValidationRoutes } from './console/routes/change-validation-routes.js';
 import { registerReviewRoutes } from './console/routes/review-routes.js';
 import { registerSettingsRoutes } from './console/routes/settings-routes.js';
+import { registerStatsigSdkRoutes } from './console/routes/statsig-sdk-routes.js';
+import { SdkKeyAuth } from './console/sdk-key-auth.js';
 import { createMemoryStore } from './store/memory/memory-store.js';
 import type { Actor } from './console/permissions.js';
 import type { Store } from './store/ports.js';
 import { openSqliteStore, type Durability } from './store/sqlite/open-sqlite-store.js';
 import { createPostgresStore } from './store/postgres/create-postgres-store.js';
+import { CompiledSpecsCache } from './console/evaluation/compiled-specs.js';
+import { registerOfrepRoutes } from './console/evaluation/ofrep-routes.js';
+import { registerEvaluateRoutes } from './console/routes/evaluate-routes.js';
 
 export interface ConsoleOptions {
   /**
@@ -53,6 +59,8 @@ export interface ConsoleOptions {
   reviewRecheckMs?: number;
   /** What an acknowledged write survives (SQLite only); default normal. */
   durability?: Durability;
+  /** Origins whose browser pages may call OFREP with a CLIENT key (`*`: any). */
+  corsOrigins?: readonly string[];
 }
 
 export interface ConsoleInstance {
@@ -69,6 +77,10 @@ export interface ConsoleInstance {
    */
   bootstrap: { created: boolean; secret?: string; generated: boolean };
   setPublicUrl(url: string): void;
+  /** Authenticates the SDK keys applications present (SERVER and CLIENT keys). */
+  sdkKeys: SdkKeyAuth;
+  /** The entities compiled into Statsig config specs, per SDK key scope. */
+  configSpecs: ConfigSpecsService;
   /** Stops accepting requests, finishes in-flight ones, then closes the database. */
   close(): Promise<void>;
 }
@@ -103,6 +115,9 @@ export function createConsole(options: ConsoleOptions): ConsoleInstance {
   const webhookTimeoutMs = options.webhookTimeoutMs ?? 120_000;
   const changes = new ReviewChanges();
   const metrics = createConsoleMetrics();
+  const sdkKeys = new SdkKeyAuth(store);
+  const configSpecs = new ConfigSpecsService(store);
+  const compiledSpecs = new CompiledSpecsCache(configSpecs);
   const webhooks = new WebhookDispatcher({
     store,
     clock,
@@ -130,6 +145,9 @@ export function createConsole(options: ConsoleOptions): ConsoleInstance {
       (server, catalog) => registerReviewRoutes(server, catalog, reviews, { recheckMs: options.reviewRecheckMs }),
       (server, catalog) => registerChangeValidationRoutes(server, catalog, reviews),
       (server, catalog) => registerSettingsRoutes(server, catalog, settings),
+      (server) => registerStatsigSdkRoutes(server, { keys: sdkKeys, specs: configSpecs, metrics }),
+      (server, catalog) => registerEvaluateRoutes(server, catalog, compiledSpecs),
+      (server) => registerOfrepRoutes(server, { keys: sdkKeys, specs: compiledSpecs, corsOrigins: options.corsOrigins ?? [] }),
     ],
   });
   const bootstrap: ConsoleInstance['bootstrap'] = { created: false, generated: false };
@@ -157,6 +175,8 @@ export function createConsole(options: ConsoleOptions): ConsoleInstance {
     reviews,
     webhooks,
     bootstrap,
+    sdkKeys,
+    configSpecs,
     setPublicUrl: (url) => {
       if (options.publicUrl === undefined) publicUrl = url;
     },

@@ -10,7 +10,7 @@ export const serveCommand: Command = {
   summary: 'Run the console HTTP API on SQLite (the default) or PostgreSQL',
   usage: `Usage: flagops serve [--host 127.0.0.1] [--port 8080] [--db PATH|:memory:|postgres://URL] [--public-url URL]
                      [--webhook-timeout MS] [--rate-limit N] [--auth-failures-per-minute 30]
-                     [--durability normal|full] [--log-level warn]
+                     [--durability normal|full] [--log-level warn] [--cors-origin ORIGIN[,ORIGIN...]]
 
   With an empty database and FLAGOPS_BOOTSTRAP_KEY set (at least 20 characters), creates an admin key with that value;
   with neither keys nor the variable, generates an admin key and prints it once (to stderr).
@@ -27,6 +27,8 @@ export const serveCommand: Command = {
   --auth-failures-per-minute N: a client address that sends more than N wrong keys in a minute gets
   429 with Retry-After for every request until that minute ends (logged once per minute); 0 turns it
   off. Default 30.
+  --cors-origin lets browser pages from these origins (https://app.example.com, or * for any) call
+  the OpenFeature evaluation API (/ofrep/v1) with a CLIENT key; SERVER keys never get CORS headers.
   --durability says what an acknowledged write survives. normal (the default): WAL with
   synchronous=NORMAL; a crash of the process loses nothing, but an OS crash or power loss may roll
   back the writes acknowledged since the last WAL sync (the console checkpoints once a second); the
@@ -44,6 +46,7 @@ export const serveCommand: Command = {
     'rate-limit': { type: 'string', default: '0' },
     'auth-failures-per-minute': { type: 'string', default: '30' },
     durability: { type: 'string', default: DEFAULT_DURABILITY },
+    'cors-origin': { type: 'string' },
   },
   async run(args, io) {
     const port = intOption(args, 'port', 0, 65535);
@@ -57,6 +60,7 @@ export const serveCommand: Command = {
     if (!isDurability(durability)) {
       throw new InputError('Invalid option.', [{ property: '--durability', errorMessage: `must be one of ${DURABILITY_MODES.join(', ')}` }]);
     }
+    const corsOrigins = corsOriginsOption(stringOption(args, 'cors-origin'));
     const env = readEnvConfig(io.env);
     assertBootstrapKey(env.bootstrapKey);
     const db = stringOption(args, 'db') ?? env.dbUrl ?? './.flagops/console.db';
@@ -68,6 +72,7 @@ export const serveCommand: Command = {
       rateLimitPerSecond: intOption(args, 'rate-limit', 0, 1_000_000),
       failedAuthPerMinute: intOption(args, 'auth-failures-per-minute', 0, 1_000_000),
       durability,
+      corsOrigins,
       logger: stderrLogger(io, level),
     });
     await instance.app.ready();
@@ -93,3 +98,22 @@ export const serveCommand: Command = {
 };
 
 const isDurability = (value: string): value is Durability => (DURABILITY_MODES as readonly string[]).includes(value);
+
+/** `--cors-origin`: a comma-separated list of origins (scheme://host[:port]), or `*`. */
+function corsOriginsOption(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  const origins = value.split(',').map((o) => o.trim()).filter((o) => o !== '');
+  for (const origin of origins) {
+    if (origin === '*') continue;
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed === undefined || !['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== origin) {
+      throw new InputError('Invalid option.', [{ property: '--cors-origin', errorMessage: `${origin} is not an origin (scheme://host[:port], no path), nor *` }]);
+    }
+  }
+  return origins;
+}

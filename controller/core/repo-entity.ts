@@ -31,7 +31,8 @@ export type IssueCode =
   | 'rule'
   | 'reference'
   | 'environment'
-  | 'repo-config';
+  | 'repo-config'
+  | 'evaluation';
 
 /** One thing wrong with a file, named by its property path (`rules[0].conditions[1].type`). */
 export interface Issue {
@@ -64,4 +65,5 @@ export const ISSUE_DESCRIPTIONS: Readonly<Record<IssueCode, string>> = {
   reference: 'A reference to another entity that the repository does not declare.',
   environment: 'A rule or an override names an environment that flagops.yaml does not list.',
   'repo-config': 'flagops.yaml is invalid.',
+  evaluation: 'A condition the evaluation engine cannot evaluate: stored, but its rule evaluates as unsupported (a warning).',
 };

@@ -3,6 +3,7 @@ import { entityFileSchema } from '../../schemas/entity-file.js';
 import { describeJsonTreeProblem, jsonTreeProblem, MAX_JSON_DEPTH } from '../../schemas/json-tree-problem.js';
 import type { EntitySchemaEntry } from '../../schemas/index.js';
 import { entityRuleErrors } from './entity-rules.js';
+import { unevaluableConditions } from './eval/unevaluable-conditions.js';
 import type { Issue, IssueCode, JsonObject, RepoEntity } from './repo-entity.js';
 import { parseWith } from './zod-errors.js';
 
@@ -113,6 +114,7 @@ export function validateEntityFile(entry: EntitySchemaEntry, file: string, stem:
   if (!parsed.ok) return { declared, issues };
   const value = parsed.value as JsonObject;
   for (const error of entityRuleErrors(entry.kind, withDefaults(entry, value))) issues.push(fileIssue(file, error.property, error.errorMessage, 'rule'));
+  for (const u of unevaluableConditions(entry.kind, value)) issues.push({ file, property: u.property, message: u.message, code: 'evaluation', severity: 'warning' });
   const entity: RepoEntity = { ...declared, data: value };
   return { entity, declared: entity, issues };
 }

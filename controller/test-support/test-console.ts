@@ -17,6 +17,8 @@ export interface TestConsoleOptions {
   webhookTimeoutMs?: number;
   /** Route patterns a test registers on the app itself (not part of the API): their responses are not checked. */
   testRoutes?: string[];
+  /** Origins allowed to call OFREP from a browser with a CLIENT key. */
+  corsOrigins?: string[];
 }
 
 /**
@@ -25,7 +27,7 @@ export interface TestConsoleOptions {
  * each response whose status or body the document does not describe.
  */
 export function createTestConsole(options: TestConsoleOptions = {}): TestConsole {
-  const instance = createConsole({ db: options.db ?? ':memory:', bootstrapKey: ADMIN_KEY, publicUrl: 'http://console.test', clock: options.clock, webhookTimeoutMs: options.webhookTimeoutMs });
+  const instance = createConsole({ db: options.db ?? ':memory:', bootstrapKey: ADMIN_KEY, publicUrl: 'http://console.test', clock: options.clock, webhookTimeoutMs: options.webhookTimeoutMs, corsOrigins: options.corsOrigins });
   const recorded = recordResponses(instance.app);
   let checked = false;
   return {

@@ -25,6 +25,8 @@ export interface ConsoleMetrics {
   storeError(): void;
   /** Where `flagops_reviews{status}` is read from at each scrape. */
   readReviewsFrom(reviews: Pick<ReviewRepo, 'list'>): void;
+  /** Events an SDK posted to `/v1/log_event`, by kind (gate_exposure, config_exposure, layer_exposure, custom, sdk_internal). */
+  sdkEvents(kind: string, count: number): void;
 }
 
 interface StatusCount {
@@ -128,6 +130,13 @@ export function createConsoleMetrics(): ConsoleMetrics {
     help: 'Requests that ended in a 500 from an unexpected error (the store failing, a bug).',
     registers: [registry],
   });
+  const sdkEvents = new Counter({
+    name: 'flagops_sdk_events_total',
+    help: 'Events applications sent through the Statsig SDK endpoint (POST /v1/log_event), by kind: gate_exposure, config_exposure, layer_exposure, custom, sdk_internal.',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
+  for (const kind of ['gate_exposure', 'config_exposure', 'layer_exposure']) sdkEvents.inc({ kind }, 0);
   // Outcomes and the unlabelled counter start at 0, so a rate() has a first sample before the first event.
   for (const outcome of ['delivered', 'failed', 'timed_out'] as const) deliveries.inc({ outcome }, 0);
   storeErrors.inc(0);
@@ -174,6 +183,9 @@ export function createConsoleMetrics(): ConsoleMetrics {
     },
     readReviewsFrom(reviews) {
       reviewSource = reviews;
+    },
+    sdkEvents(kind, count) {
+      sdkEvents.inc({ kind }, count);
     },
   };
 }

@@ -61,4 +61,6 @@ export interface ConfigSpecs {
   /** id list name → true, for the lists the specs refer to (fetched through `get_id_lists`) */
   id_lists?: Record<string, boolean>;
   default_environment?: string | null;
+  /** The SDK key's primary target app: what a `target_app` condition compares. */
+  app_id?: string;
 }

@@ -1,0 +1,53 @@
+import type { ConfigSpecs } from '../../core/eval/config-spec-types.js';
+import { SpecEvaluator } from '../../core/eval/evaluate-spec.js';
+import { FlagIndex } from '../../core/eval/flag-keys.js';
+import type { ConfigSpecsService } from '../config-specs-service.js';
+import { engineCapabilities } from './engine-capabilities.js';
+
+/** Whom specs are compiled for: a key's environments and target apps (empty: no limit). */
+export interface SpecScope {
+  environments: readonly string[];
+  targetApps: readonly string[];
+}
+
+export interface CompiledScope {
+  specs: ConfigSpecs;
+  evaluator: SpecEvaluator;
+  flags: FlagIndex;
+  /**
+   * Bulk answers by context, for specs whose answers depend on nothing but the context (no
+   * `current_time` condition): a client polling with the same context gets the answer, and its
+   * 304, without evaluating again. Undefined when the specs read the clock. Dropped with the specs.
+   */
+  bulkAnswers: { byContext: Map<string, { body: string; etag: string }>; bytes: number } | undefined;
+}
+
+function readsTheClock(specs: ConfigSpecs): boolean {
+  for (const list of [specs.feature_gates, specs.dynamic_configs, specs.layer_configs]) {
+    for (const spec of list) for (const rule of spec.rules) for (const c of rule.conditions) if (String(c.type).toLowerCase() === 'current_time') return true;
+  }
+  return false;
+}
+
+/**
+ * An engine over the config specs the Statsig SDK routes serve (the same compile, the same
+ * replica-safe cache: a write on any replica moves the data mark, and the next evaluation gets specs
+ * compiled after it). The engine and flag index are built once per compiled specs.
+ */
+export class CompiledSpecsCache {
+  private readonly engines = new WeakMap<ConfigSpecs, CompiledScope>();
+
+  constructor(private readonly configSpecs: ConfigSpecsService) {}
+
+  /** `marksFresh`: the caller refreshed the store's marks during this request already (authenticating a key). */
+  async forScope(scope: SpecScope, marksFresh = false): Promise<CompiledScope> {
+    const key = { environments: scope.environments, targetApps: scope.targetApps, scope: JSON.stringify([scope.environments, scope.targetApps]) };
+    const { specs } = await this.configSpecs.specsFor(key, marksFresh);
+    let compiled = this.engines.get(specs);
+    if (compiled === undefined) {
+      compiled = { specs, evaluator: new SpecEvaluator(specs, engineCapabilities()), flags: new FlagIndex(specs), bulkAnswers: readsTheClock(specs) ? undefined : { byContext: new Map(), bytes: 0 } };
+      this.engines.set(specs, compiled);
+    }
+    return compiled;
+  }
+}
