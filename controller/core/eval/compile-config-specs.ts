@@ -59,6 +59,8 @@ const isArchived = (entity: JsonObject): boolean => entity['status'] === 'Archiv
 /** A rule's stable identity: its id, or (in files that state none) its name. */
 const ruleKey = (r: JsonObject, index: number): string => str(r['id']) ?? str(r['name']) ?? `rule-${index}`;
 
+const COMMA = Buffer.from(',');
+
 /** A compiled spec and, once asked for, its JSON (UTF-8). */
 interface Compiled {
   spec: ConfigSpec;
@@ -103,6 +105,26 @@ class Compiler {
   private readonly scopeKey: string;
   private holdoutStamp: string | undefined;
   private readonly layerStamps = new Map<string, string>();
+  private byLayer: Map<string, JsonObject[]> | undefined;
+
+  /** Every experiment of a layer (archived and invisible ones too), in creation order. */
+  private experimentsOf(layerId: string): readonly JsonObject[] {
+    return this.experimentsByLayer().get(layerId) ?? [];
+  }
+
+  private experimentsByLayer(): Map<string, JsonObject[]> {
+    if (this.byLayer === undefined) {
+      this.byLayer = new Map();
+      for (const e of this.source.experiments) {
+        const id = str(e['layerID']);
+        if (id === undefined) continue;
+        const list = this.byLayer.get(id);
+        if (list) list.push(e);
+        else this.byLayer.set(id, [e]);
+      }
+    }
+    return this.byLayer;
+  }
 
   constructor(
     private readonly source: CompileSource,
@@ -121,7 +143,8 @@ class Compiler {
   private memoized(entity: JsonObject, extra: string, build: (entity: JsonObject) => ConfigSpec): Compiled {
     const memo = this.memo;
     if (memo === undefined) return { spec: build(entity) };
-    const context = `${this.context()}|${extra}`;
+    // One string for every entity without `extra` (nearly all): no new key per lookup.
+    const context = extra === '' ? this.context() : `${this.context()}|${extra}`;
     const known = memo.get(entity, context);
     if (known) return known;
     const compiled = { spec: build(entity) };
@@ -143,7 +166,7 @@ class Compiler {
     let stamp = this.layerStamps.get(layerId);
     if (stamp === undefined) {
       const layer = this.layersById.get(layerId);
-      const members = this.source.experiments.filter((e) => e['layerID'] === layerId);
+      const members = this.experimentsOf(layerId);
       stamp = `${layer ? memo.serial(layer) : 0}:${members.map((e) => memo.serial(e)).join(',')}`;
       this.layerStamps.set(layerId, stamp);
     }
@@ -391,7 +414,7 @@ class Compiler {
     };
     const idOverrides = [
       ...objects(layer?.['idOverrides'])
-        .filter((o) => (str(o['experimentName']) ?? experimentOfGroup(this.source.experiments, layer, o['groupName'])) === expId)
+        .filter((o) => (str(o['experimentName']) ?? experimentOfGroup(this.experimentsOf(idOf(layer as JsonObject)), layer, o['groupName'])) === expId)
         .map((o) => ({ group: o['groupName'], ids: o['ids'], unitType: str(o['idType']), environment: o['environment'] })),
       ...objects(experiment['userIDOverrides']).map((o) => ({ group: o['groupID'], ids: o['ids'], unitType: str(o['unitType']), environment: o['environment'] })),
     ];
@@ -439,7 +462,7 @@ class Compiler {
     const layerId = str(experiment['layerID']);
     const layer = layerId === undefined ? undefined : this.layersById.get(layerId);
     const groups = objects(experiment['groups']);
-    const layerValues = layer ? this.layerDefaults(layer, this.source.experiments) : undefined;
+    const layerValues = layer ? this.layerDefaults(layer, this.experimentsOf(idOf(layer))) : undefined;
     const params = (group: JsonObject): JsonObject => ({ ...(layerValues ?? {}), ...object(group['parameterValues']) });
     const control = groupOf(experiment, experiment['controlGroupID']) ?? groups[0];
     const defaultValue = layerValues ?? (control ? params(control) : {});
@@ -517,7 +540,7 @@ class Compiler {
     const id = idOf(layer);
     const idType = idTypeOf(layer);
     const salt = entitySalt('layer', id);
-    const defaultValue = this.layerDefaults(layer, this.source.experiments);
+    const defaultValue = this.layerDefaults(layer, this.experimentsOf(idOf(layer)));
     const rules: SpecRule[] = [];
     for (const experiment of experiments) {
       const params = (group: JsonObject): JsonObject => ({ ...defaultValue, ...object(group['parameterValues']) });
@@ -546,11 +569,7 @@ class Compiler {
    * experiment archived after it concluded held its buckets while it ran.
    */
   private bucketsByLayer(): Map<string, readonly number[]> {
-    const byLayer = new Map<string, JsonObject[]>();
-    for (const e of this.source.experiments) {
-      const layerId = str(e['layerID']);
-      if (layerId !== undefined) byLayer.set(layerId, [...(byLayer.get(layerId) ?? []), e]);
-    }
+    const byLayer = this.experimentsByLayer();
     const all = new Map<string, readonly number[]>();
     for (const experiments of byLayer.values()) {
       const claims = experiments.map((e) => {
@@ -610,7 +629,7 @@ class Compiler {
       const list = (name: string, items: Compiled[]): void => {
         text(`"${name}":[`);
         items.forEach((c, i) => {
-          if (i > 0) text(',');
+          if (i > 0) pieces.push(COMMA);
           pieces.push((c.json ??= Buffer.from(JSON.stringify(c.spec))));
         });
         text('],');
