@@ -95,6 +95,8 @@ export function TryItPanel({ api, flag }: { api: Api; flag: string }) {
   const [result, setResult] = useState<EvaluationResult | undefined>(undefined);
   const [error, setError] = useState<unknown>(undefined);
   const [busy, setBusy] = useState(false);
+  /** The user of the result shown, as it was asked (the form may have changed since). */
+  const [asked, setAsked] = useState<Form | undefined>(undefined);
   const set = (patch: Partial<Form>) => setForm((f) => ({ ...f, ...patch }));
 
   const submit = async (event: Event) => {
@@ -108,6 +110,7 @@ export function TryItPanel({ api, flag }: { api: Api; flag: string }) {
     setBusy(true);
     try {
       setResult((await api.request<EvaluationResult>('POST', 'evaluate', request.body)).data);
+      setAsked(form);
       setError(undefined);
     } catch (caught) {
       setResult(undefined);
@@ -154,6 +157,10 @@ export function TryItPanel({ api, flag }: { api: Api; flag: string }) {
       <ErrorBox error={error} />
       {result && (
         <div class="card try-result" data-testid="try-it-result" aria-live="polite">
+          <p>
+            <strong>For:</strong> <span data-testid="try-it-user">{asked?.userID || '(no user ID)'}</span>
+            {asked?.email && <span class="muted"> · {asked.email}</span>}
+          </p>
           <p>
             <strong>Value:</strong> <code data-testid="try-it-value">{show(result.value)}</code>
           </p>
