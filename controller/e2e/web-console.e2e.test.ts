@@ -230,6 +230,35 @@ describeWithChromium('the web console in a browser', () => {
       await shot(alice, '2-entity-detail-diff');
     });
 
+    it('shows targeting readably and answers "Try it" as the evaluation endpoint does', async () => {
+      await alice.goto(`${console_.url}/entities/gates/checkout`);
+      const targeting = alice.locator('section', { has: alice.getByRole('heading', { name: 'Targeting' }) });
+      await targeting.getByText('Everyone').waitFor();
+      expect(await targeting.getByRole('img', { name: 'ramp passes: 10%' }).count()).toBe(1);
+      for (const userID of ['u-1', 'u-2', 'u-3']) {
+        await alice.getByLabel('User ID').fill(userID);
+        await alice.getByRole('button', { name: 'Evaluate' }).click();
+        const expected = (await api('POST', '/console/v1/evaluate', { flag: 'gates/checkout', user: { userID } }))['data'] as Record<string, unknown>;
+        await alice.getByTestId('try-it-user').getByText(userID, { exact: true }).waitFor();
+        expect(await alice.getByTestId('try-it-value').textContent()).toBe(JSON.stringify(expected['value']));
+        const result = await alice.getByTestId('try-it-result').textContent();
+        expect(result).toContain(expected['reason'] === 'rule' ? 'rule ramp' : 'the default (no rule matched)');
+        expect(result).toMatch(/bucket \d+ of 10000/);
+      }
+      await shot(alice, '2b-try-it');
+      // A mistake in the form is named before anything is sent.
+      await alice.getByLabel('Custom fields').fill('{ plan: ');
+      await alice.getByRole('button', { name: 'Evaluate' }).click();
+      await alice.getByText(/custom.*is not JSON5/).waitFor();
+      await alice.getByLabel('Custom fields').fill('');
+
+      await alice.goto(`${console_.url}/entities/experiments/button_color_test`);
+      await alice.getByRole('img', { name: /^Groups: / }).waitFor();
+      await alice.goto(`${console_.url}/entities/layers/checkout_layer`);
+      await alice.getByRole('img', { name: /^Layer allocation: button_color_test / }).waitFor();
+      await alice.getByRole('heading', { name: 'Try it' }).waitFor();
+    });
+
     it('takes a change of a git-managed gate from the form through approval and commit to the bridge rejecting it, all on the page', async () => {
       held = new Promise<void>((resolve) => (release = resolve));
       await alice.goto(`${console_.url}/entities/gates/checkout`);

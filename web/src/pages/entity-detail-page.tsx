@@ -6,6 +6,8 @@ import { AuditTable } from '../components/audit-table.js';
 import { ErrorBox } from '../components/error-box.js';
 import { Link } from '../components/link.js';
 import { ReviewList } from '../components/review-list.js';
+import { RuleSummary } from '../components/rule-summary.js';
+import { TryItPanel } from '../components/try-it-panel.js';
 import { VersionHistory } from '../components/version-history.js';
 import { toYaml } from '../format.js';
 import { MANAGED_TAG, type KindView } from '../kinds.js';
@@ -13,6 +15,9 @@ import { useSession } from '../session-context.js';
 import { useAsync } from '../use-async.js';
 
 export type AuditEntry = z.infer<typeof AuditEntrySchema>;
+
+/** The kinds an application evaluates (the others feed them): these pages get "Try it". */
+const EVALUABLE = new Set(['gate', 'dynamic_config', 'experiment', 'layer']);
 
 /** `flagops apply` records the git commit it applied in each review's description. */
 const APPLY_COMMIT = /^flagops apply: .*\bcommit ([0-9a-f]{7,64})\b/;
@@ -103,6 +108,8 @@ export function EntityDetailPage({ view, id }: { view: KindView; id: string }) {
               </Link>
             </p>
           )}
+          <RuleSummary api={api} kind={view.kind} entity={entity.data} />
+          {EVALUABLE.has(view.kind) && <TryItPanel api={api} flag={`${view.folder}/${id}`} />}
           <section aria-labelledby="config-heading">
             <h2 id="config-heading">Current config</h2>
             <pre class="yaml" tabIndex={0} aria-label="Current config as YAML">
