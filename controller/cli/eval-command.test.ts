@@ -90,19 +90,20 @@ describe('flagops eval from the repository', () => {
 });
 
 describe('flagops eval --console', () => {
-  // The rule states its id in the file: the console keeps it, and the id is the rule's salt.
-  it('asks the live console and prints the same answer as the files give', async () => {
+  // The rule's id salts its bucketing: one the file states is kept by the console; without one,
+  // the console derives it from the rule's name, as evaluation from the files does.
+  it.each([['states its rule id', true], ['states no rule id', false]])('asks the live console and prints the same answer as the files give (a file that %s)', async (_what, withId) => {
     const c = createTestConsole();
     try {
-      const made = await c.call('POST', '/console/v1/gates', { id: 'beta', name: 'beta', rules: [{ id: 'acme', name: 'acme', passPercentage: 50, conditions: [{ type: 'email', operator: 'str_ends_with_any', targetValue: ['@acme.example'] }] }] });
+      const made = await c.call('POST', '/console/v1/gates', { id: 'beta', name: 'beta', rules: [{ ...(withId ? { id: 'acme' } : {}), name: 'acme', passPercentage: 50, conditions: [{ type: 'email', operator: 'str_ends_with_any', targetValue: ['@acme.example'] }] }] });
       expect(made.statusCode, made.body).toBe(201);
       const url = await c.app.listen({ host: '127.0.0.1', port: 0 });
       const dir = mkdtempSync(join(tmpdir(), 'flagops-eval-'));
       tmp.push(dir);
       writeFileSync(join(dir, 'flagops.yaml'), `console:\n  url: ${url}\n`);
       mkdirSync(join(dir, 'gates'));
-      writeFileSync(join(dir, 'gates', 'beta.yaml'), 'id: beta\nname: beta\nrules:\n  - id: acme\n    name: acme\n    passPercentage: 50\n    conditions:\n      - type: email\n        operator: str_ends_with_any\n        targetValue: ["@acme.example"]\n');
-      for (let i = 0; i < 20; i++) {
+      writeFileSync(join(dir, 'gates', 'beta.yaml'), `id: beta\nname: beta\nrules:\n  - ${withId ? 'id: acme\n    ' : ''}name: acme\n    passPercentage: 50\n    conditions:\n      - type: email\n        operator: str_ends_with_any\n        targetValue: ["@acme.example"]\n`);
+      for (let i = 0; i < 40; i++) {
         const user = JSON.stringify({ userID: `u${i}`, email: i % 3 === 0 ? 'x@other.example' : 'x@acme.example' });
         const live = await flagops(['eval', 'beta', '--user', user, '--console', url, '--format', 'json'], { FLAGOPS_API_KEY: ADMIN_KEY });
         expect(live.stderr).toBe('');

@@ -1,4 +1,5 @@
 import type { JsonObject } from '../../store/ports.js';
+import { ruleIdFromName } from '../../core/rule-id.js';
 import { randomBase64url } from '../random-token.js';
 
 export function newRuleId(): string {
@@ -7,7 +8,8 @@ export function newRuleId(): string {
 
 /**
  * Gives every rule (and variant) an id. A rule without an id keeps the id of the previous rule with
- * the same name, so a client that never sends ids (a YAML file) doesn't churn them on every update.
+ * the same name, so a client that never sends ids (a YAML file) doesn't churn them on every update;
+ * a new one gets the id its name derives (what evaluation from files uses too), else a random one.
  */
 export function withRuleIds(rules: unknown, previousRules: unknown, nested?: string): JsonObject[] {
   if (!Array.isArray(rules)) return [];
@@ -19,7 +21,8 @@ export function withRuleIds(rules: unknown, previousRules: unknown, nested?: str
     const match = previous.find((p) => (rule['id'] !== undefined ? p['id'] === rule['id'] : p['name'] === rule['name']));
     const claimed = rule['id'] === undefined && typeof match?.['id'] === 'string' && taken.has(match['id']);
     const before = claimed ? undefined : match;
-    const id = typeof rule['id'] === 'string' ? rule['id'] : typeof before?.['id'] === 'string' ? before['id'] : newRuleId();
+    const derived = typeof rule['name'] === 'string' ? ruleIdFromName(rule['name']) : undefined;
+    const id = typeof rule['id'] === 'string' ? rule['id'] : typeof before?.['id'] === 'string' ? before['id'] : derived !== undefined && !taken.has(derived) ? derived : newRuleId();
     taken.add(id);
     const out: JsonObject = { ...rule, id, baseID: rule['baseID'] ?? before?.['baseID'] ?? id };
     if (nested !== undefined && Array.isArray(rule[nested])) out[nested] = withRuleIds(rule[nested], before?.[nested]).map(({ baseID: _b, ...v }) => v);

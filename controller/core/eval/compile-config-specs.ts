@@ -4,6 +4,7 @@ import { compileConditions } from './compile-conditions.js';
 import { environmentConditions, environmentScope, tierCondition, type EnvironmentScope } from './environment-scope.js';
 import { LAYER_BUCKETS, layerBuckets, ownBuckets } from './layer-buckets.js';
 import { entitySalt, gateSpecName, holdoutSpecName, segmentSpecName, targetingSpecName } from './spec-names.js';
+import { ruleIdFromName } from '../rule-id.js';
 
 /** The stored entities to compile (each a console entity's data, `id` included). */
 export interface CompileSource {
@@ -57,7 +58,11 @@ const bucketCondition = (operator: string, targetValue: unknown, salt: string, i
 const isArchived = (entity: JsonObject): boolean => entity['status'] === 'Archived' || entity['status'] === 'archived';
 
 /** A rule's stable identity: its id, or (in files that state none) its name. */
-const ruleKey = (r: JsonObject, index: number): string => str(r['id']) ?? str(r['name']) ?? `rule-${index}`;
+/** The rule's id; a rule from a file that states none gets the one the console derives from its name. */
+const ruleKey = (r: JsonObject, index: number): string => {
+  const name = str(r['name']);
+  return str(r['id']) ?? (name !== undefined ? ruleIdFromName(name) : `rule-${index}`);
+};
 
 const COMMA = Buffer.from(',');
 
