@@ -31,6 +31,7 @@ import type { Actor } from './console/permissions.js';
 import type { Store } from './store/ports.js';
 import { openSqliteStore, type Durability } from './store/sqlite/open-sqlite-store.js';
 import { createPostgresStore } from './store/postgres/create-postgres-store.js';
+import { describeDbError } from './store/postgres/pg-unavailable.js';
 
 export interface ConsoleOptions {
   /**
@@ -92,7 +93,7 @@ function deliveryLeaseMs(webhookTimeoutMs: number): number {
 
 export function createConsole(options: ConsoleOptions): ConsoleInstance {
   const clock = options.clock ?? Date.now;
-  const store = openStore(options.db, { durability: options.durability, onError: (error) => app.log.error({ err: error }, 'database connection error') });
+  const store = openStore(options.db, { durability: options.durability, onError: (error) => app.log.error({ error: describeDbError(error) }, 'database connection error') });
   let publicUrl = options.publicUrl ?? 'http://127.0.0.1:8080';
   const auth = new AuthService({ store, clock });
   const settings = new SettingsService({ store, clock });
@@ -138,7 +139,13 @@ export function createConsole(options: ConsoleOptions): ConsoleInstance {
     // Reviews written by the other replicas on the database: long polls here wake, and a validation
     // decided there stops being delivered here.
     unsubscribe = store.subscribe?.((event) => {
-      if (event.topic !== 'review') return;
+      // Announcements may have been missed (the database connection dropped): look at every pending
+      // validation again, and let long polls re-read.
+      if (event.topic === 'resync') {
+        changes.wakeAll();
+        void webhooks.resync().catch(() => undefined);
+        return;
+      }
       changes.changed(event.id);
       void webhooks.reviewChanged(event.id).catch(() => undefined);
     });

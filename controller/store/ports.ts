@@ -288,9 +288,13 @@ export interface ChangeMarks {
   auth: string;
 }
 
-/** A write another process made, announced so this one's waiters (review long polls) wake. */
+/**
+ * A write another process made, announced so this one's waiters (review long polls) wake; or
+ * `resync` (id ''): the announcements were interrupted (the connection carrying them dropped and came
+ * back), so any of them may have been missed and whoever relies on them reads again.
+ */
 export interface StoreEvent {
-  topic: 'review';
+  topic: 'review' | 'resync';
   id: string;
 }
 

@@ -6,6 +6,7 @@ import { currentMarks, delay, describeStoreContract, gate, keyRecord, reviewReco
 import { createPostgresStore, MARKS_APPLICATION_NAME, type PostgresStoreOptions } from './create-postgres-store.js';
 import { LISTENER_APPLICATION_NAME } from './pg-listener.js';
 import { PG_MIGRATIONS } from './pg-migrations.js';
+import { UnavailableError } from '../../errors.js';
 
 describeStoreContract('postgres', async () => {
   const database = await createTestDatabase();
@@ -416,6 +417,38 @@ describe('PostgreSQL store', () => {
         expect(seen.some((event) => event.id === 'after')).toBe(true);
       });
       expect(errors.length).toBeGreaterThan(0);
+      // Whatever was announced while it was down is lost: the subscribers are told to read again.
+      expect(seen.findIndex((event) => event.topic === 'resync')).toBeGreaterThanOrEqual(0);
+      expect(seen.findIndex((event) => event.topic === 'resync')).toBeLessThan(seen.findIndex((event) => event.id === 'after'));
+    });
+
+    it('a transaction whose connection drops fails with a retryable UnavailableError, the process carries on, and the next one commits', async () => {
+      const store = await opened();
+      await store.transaction(async (tx) => tx.entities.insert(gate('kept')));
+      const failed = await store
+        .transaction(async (tx) => {
+          await tx.lock!('dropped');
+          // This transaction's own connection is ended by the server (as a restart does), with no pool listener on it.
+          await sql(database.url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction'");
+          await delay(50);
+          await tx.entities.insert(gate('lost'));
+        })
+        .catch((error: unknown) => error);
+      expect(failed).toBeInstanceOf(UnavailableError);
+      expect((failed as Error).message).toMatch(/^The database is not available \(.+\); retry the request\.$/);
+      await store.transaction(async (tx) => tx.entities.insert(gate('after')));
+      expect(await store.entities.get('gate', 'lost')).toBeUndefined();
+      expect((await store.entities.get('gate', 'after'))?.id).toBe('after');
+    });
+
+    it('idle pooled connections the server ends are reported to onError by message and replaced; the store still answers', async () => {
+      const errors: Error[] = [];
+      const store = await opened({ onError: (error) => errors.push(error) });
+      await Promise.all([store.ping(), store.ping(), store.ping()]);
+      await sql(database.url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name = ''");
+      await eventually(() => expect(errors.length).toBeGreaterThan(0));
+      await eventually(() => store.ping());
+      await store.transaction(async (tx) => tx.entities.insert(gate('after_drop')));
     });
 
     it('a lease held by one replica is not taken by another until it expires or is released, on the database clock', async () => {
