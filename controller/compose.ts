@@ -46,6 +46,8 @@ export interface ConsoleOptions {
   logger?: FastifyServerOptions['logger'];
   clock?: () => number;
   bodyLimit?: number;
+  /** Longest a request may take to arrive (REQUEST_TIMEOUT_MS by default). */
+  requestTimeoutMs?: number;
   /** Requests per second per key (bursts up to twice that); 0 or absent: no limit. */
   rateLimitPerSecond?: number;
   /** How often a held review read (`waitWhile`) re-reads without being woken; default 250 ms. */
@@ -123,6 +125,7 @@ export function createConsole(options: ConsoleOptions): ConsoleInstance {
     logger: options.logger,
     metrics,
     bodyLimit: options.bodyLimit,
+    requestTimeoutMs: options.requestTimeoutMs,
     rateLimit: options.rateLimitPerSecond ? { perSecond: options.rateLimitPerSecond, burst: 2 * options.rateLimitPerSecond } : undefined,
     extraRoutes: [
       (server, catalog) => registerReviewRoutes(server, catalog, reviews, { recheckMs: options.reviewRecheckMs }),
