@@ -32,6 +32,8 @@ import type { Store } from './store/ports.js';
 import { openSqliteStore, type Durability } from './store/sqlite/open-sqlite-store.js';
 import { createPostgresStore } from './store/postgres/create-postgres-store.js';
 import { describeDbError } from './store/postgres/pg-unavailable.js';
+import { ApplyLockService } from './console/apply-lock-service.js';
+import { registerApplyLockRoutes } from './console/routes/apply-lock-routes.js';
 
 export interface ConsoleOptions {
   /**
@@ -131,6 +133,7 @@ export function createConsole(options: ConsoleOptions): ConsoleInstance {
       (server, catalog) => registerReviewRoutes(server, catalog, reviews, { recheckMs: options.reviewRecheckMs }),
       (server, catalog) => registerChangeValidationRoutes(server, catalog, reviews),
       (server, catalog) => registerSettingsRoutes(server, catalog, settings),
+      (server, catalog) => registerApplyLockRoutes(server, catalog, new ApplyLockService({ store, clock })),
     ],
   });
   const bootstrap: ConsoleInstance['bootstrap'] = { created: false, generated: false };

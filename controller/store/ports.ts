@@ -307,6 +307,8 @@ export interface LeaseRepo {
   acquire(name: string, owner: string, ttlMs: number): Promise<boolean>;
   /** Gives the lease up, if `owner` holds it. */
   release(name: string, owner: string): Promise<void>;
+  /** The unexpired leases whose names start with `prefix`, with when each expires (the database's clock, epoch ms). */
+  list(prefix: string): Promise<{ name: string; owner: string; expiresAt: number }[]>;
 }
 
 export interface TransactionOptions {

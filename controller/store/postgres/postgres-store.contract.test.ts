@@ -457,6 +457,8 @@ describe('PostgreSQL store', () => {
       expect(await a.leases!.acquire('review:r1', 'replica-a', 60_000)).toBe(true);
       expect(await b.leases!.acquire('review:r1', 'replica-b', 60_000)).toBe(false);
       expect(await a.leases!.acquire('review:r1', 'replica-a', 60_000)).toBe(true); // renewed
+      expect((await b.leases!.list('review:')).map((lease) => [lease.name, lease.owner])).toEqual([['review:r1', 'replica-a']]);
+      expect(await b.leases!.list('other:')).toEqual([]);
       await b.leases!.release('review:r1', 'replica-b'); // not its own: no effect
       expect(await b.leases!.acquire('review:r1', 'replica-b', 60_000)).toBe(false);
       await a.leases!.release('review:r1', 'replica-a');
