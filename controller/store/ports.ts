@@ -39,6 +39,9 @@ export interface EntityChange {
   audit: Omit<AuditEntry, 'id'>;
 }
 
+/** A list filter a store can run: a top-level string field equal to a value, or an array field holding any of some strings. */
+export type EntityCondition = { field: string; equals: string } | { field: string; hasAny: string[] };
+
 export interface EntityRepo {
   get(kind: string, id: string): Promise<EntityRecord | undefined>;
   /** The stored version alone (no data parsed), or undefined when absent: for staleness checks. */
@@ -52,6 +55,11 @@ export interface EntityRepo {
   listFrozen?(kind: string): Promise<readonly EntityRecord[]>;
   /** One page of a kind, in creation order. */
   page(kind: string, offset: number, limit: number): Promise<Page<EntityRecord>>;
+  /**
+   * One page of the entities of a kind that meet every condition, in creation order, filtered by the
+   * database (the total counts every match). Absent where the store filters in memory.
+   */
+  pageWhere?(kind: string, conditions: readonly EntityCondition[], offset: number, limit: number): Promise<Page<EntityRecord>>;
   /** Throws DuplicateKeyError when (kind, id) exists. */
   insert(record: EntityRecord): Promise<void>;
   update(record: EntityRecord): Promise<void>;

@@ -189,6 +189,22 @@ describe('PostgreSQL store', () => {
       expect((await store.entities.list('gate')).map((r) => r.id)).toEqual(['b']);
     });
 
+    it('filters a list page in the database: equal fields and any of some tags, counting every match', async () => {
+      const store = await opened();
+      await store.transaction(async (tx) => {
+        for (let i = 0; i < 30; i++) await tx.entities.insert(gate(`g${String(i).padStart(2, '0')}`, 1, { type: i % 2 === 0 ? 'TEMPORARY' : 'PERMANENT', tags: i % 3 === 0 ? ['big', 'x'] : i % 3 === 1 ? ['small'] : [] }));
+        await tx.entities.insert({ kind: 'segment', id: 'seg', version: 1, data: { id: 'seg', tags: ['big'] } });
+      });
+      const page = await store.entities.pageWhere!('gate', [{ field: 'tags', hasAny: ['big'] }], 2, 3);
+      expect(page.total).toBe(10);
+      expect(page.items.map((r) => r.id)).toEqual(['g06', 'g09', 'g12']);
+      const both = await store.entities.pageWhere!('gate', [{ field: 'tags', hasAny: ['big', 'small'] }, { field: 'type', equals: 'TEMPORARY' }], 0, 100);
+      expect(both.items.map((r) => r.id)).toEqual(['g00', 'g04', 'g06', 'g10', 'g12', 'g16', 'g18', 'g22', 'g24', 'g28']);
+      expect(both.total).toBe(10);
+      expect(await store.entities.pageWhere!('gate', [{ field: 'type', equals: "x' OR '1'='1" }], 0, 10)).toEqual({ total: 0, items: [] });
+      await expect(store.entities.pageWhere!('gate', [{ field: "type' --", equals: 'x' }], 0, 10)).rejects.toThrow(/Unknown list filter field/);
+    });
+
     it("refuses a transaction's repositories once it has ended", async () => {
       const store = await opened();
       let kept: StoreRepos | undefined;
