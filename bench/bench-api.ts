@@ -18,6 +18,11 @@
  * The ratios (b/a, c/a, PostgreSQL/SQLite) are medians of rounds that alternate between the two servers;
  * the PATCHes of the c/a rounds are held to the same no-write-lost check. Information: (c) once more
  * after --holdouts holdouts are created, since every gate answer's holdoutIDs reads all of them.
+ *
+ * (d) neighbour: on a console with --gates gates (20,000), 20 connections run the heaviest list query
+ * (`GET /gates?limit=1000&tags=big`, a filter over the whole kind) while a probe measures
+ * `GET /gates/{id}` one request at a time: target probe p99 ≤ 50 ms (information: the list's own
+ * latency). `--only neighbour` runs this round alone.
  */
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,6 +34,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import type { Durability } from '../controller/store/sqlite/open-sqlite-store.js';
 import { ChildProcesses, type Server } from './child-processes.js';
+import { describeNeighbour, neighbourRound, seedGates } from './neighbour-round.js';
 
 const { values } = parseArgs({
   options: {
@@ -40,6 +46,8 @@ const { values } = parseArgs({
     checks: { type: 'string', default: '500' },
     'ratio-rounds': { type: 'string', default: '5' },
     holdouts: { type: 'string', default: '30' },
+    gates: { type: 'string', default: '20000' },
+    only: { type: 'string' },
   },
 });
 const PG_URL = values.db;
@@ -187,6 +195,9 @@ async function measureConsole(durability: string, server: Server): Promise<Conso
   return { durability, read: read.result, write: write.result, writes2xx, newVersions, gateVersion: String(gate['version']), lost, unacknowledged, ok };
 }
 
+/** Ends the run early when --only names one round. */
+class OnlyDone extends Error {}
+
 const dir = mkdtempSync(join(tmpdir(), 'flagops-bench-api-'));
 let exitCode = 0;
 try {
@@ -206,6 +217,24 @@ try {
     await api(server.url, 'POST', '/console/v1/gates', { id: GATE, name: 'bench gate', description: 'benchmark', tags: ['bench'], rules: [rule('staff', 100), rule('beta', 20)] });
     return server;
   };
+
+  // (d) neighbour, first: its console is one of its own.
+  const neighbourServer = await startChild(
+    [join(ROOT, 'bin', 'flagops.js'), 'serve', '--port', '0', '--db', join(dir, 'console-neighbour.db')],
+    { FLAGOPS_BOOTSTRAP_KEY: ADMIN },
+    /listening on (http:\/\/\S+)/,
+  );
+  const gates = Number(values.gates);
+  process.stderr.write(`neighbour: creating ${gates} gates...\n`);
+  await seedGates(neighbourServer.url, ADMIN, gates);
+  const neighbour = await neighbourRound(neighbourServer.url, ADMIN, { gates, clients: 20, durationS: DURATION });
+  const neighbourLine = describeNeighbour(neighbour);
+  process.stderr.write(`  ${neighbourLine}\n`);
+  if (!neighbour.ok) exitCode = 1;
+  if (values.only === 'neighbour') {
+    process.stdout.write(`${neighbourLine}\n`);
+    throw new OnlyDone();
+  }
 
   const normalServer = await startConsole('normal');
   const gateBody = await fetch(`${normalServer.url}/console/v1/gates/${GATE}`, { headers: { 'SERVICE-API-KEY': ADMIN } }).then((r) => r.text());
@@ -314,11 +343,15 @@ try {
     );
     if (!run.ok || stale > 0 || pgRead < PG_READ_RATIO_TARGET || run.write.rps < PG_WRITE_RATE_TARGET) exitCode = 1;
   }
+  lines.push(neighbourLine);
   process.stdout.write(`${lines.join('\n')}\n`);
   if (!normal.ok || !full.ok || !roundsOk || readRatio < READ_RATIO_TARGET || writeRatio < WRITE_RATIO_TARGET || normal.write.rps < WRITE_RATE_TARGET) exitCode = 1;
 } catch (error) {
-  process.stderr.write(`bench:api failed: ${error instanceof Error ? error.message : String(error)}\n`);
-  exitCode = 1;
+  // --only neighbour ends here: the round ran, its verdict is in exitCode.
+  if (!(error instanceof OnlyDone)) {
+    process.stderr.write(`bench:api failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    exitCode = 1;
+  }
 } finally {
   await stopAll();
   rmSync(dir, { recursive: true, force: true });

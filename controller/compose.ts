@@ -37,6 +37,9 @@ import { createPostgresStore } from './store/postgres/create-postgres-store.js';
 import { CompiledSpecsCache } from './console/evaluation/compiled-specs.js';
 import { registerOfrepRoutes } from './console/evaluation/ofrep-routes.js';
 import { registerEvaluateRoutes } from './console/routes/evaluate-routes.js';
+import { describeDbError } from './store/postgres/pg-unavailable.js';
+import { ApplyLockService } from './console/apply-lock-service.js';
+import { registerApplyLockRoutes } from './console/routes/apply-lock-routes.js';
 
 export interface ConsoleOptions {
   /**
@@ -51,6 +54,8 @@ export interface ConsoleOptions {
   logger?: FastifyServerOptions['logger'];
   clock?: () => number;
   bodyLimit?: number;
+  /** Longest a request may take to arrive (REQUEST_TIMEOUT_MS by default). */
+  requestTimeoutMs?: number;
   /** Requests per second per key (bursts up to twice that); 0 or absent: no limit. */
   rateLimitPerSecond?: number;
   /** Failed authentications per client address and minute before 429; 0 or absent: no limit. */
@@ -106,7 +111,7 @@ function deliveryLeaseMs(webhookTimeoutMs: number): number {
 
 export function createConsole(options: ConsoleOptions): ConsoleInstance {
   const clock = options.clock ?? Date.now;
-  const store = openStore(options.db, { durability: options.durability, onError: (error) => app.log.error({ err: error }, 'database connection error') });
+  const store = openStore(options.db, { durability: options.durability, onError: (error) => app.log.error({ error: describeDbError(error) }, 'database connection error') });
   let publicUrl = options.publicUrl ?? 'http://127.0.0.1:8080';
   const auth = new AuthService({ store, clock });
   const settings = new SettingsService({ store, clock });
@@ -139,6 +144,7 @@ export function createConsole(options: ConsoleOptions): ConsoleInstance {
     logger: options.logger,
     metrics,
     bodyLimit: options.bodyLimit,
+    requestTimeoutMs: options.requestTimeoutMs,
     rateLimit: options.rateLimitPerSecond ? { perSecond: options.rateLimitPerSecond, burst: 2 * options.rateLimitPerSecond } : undefined,
     failedAuthPerMinute: options.failedAuthPerMinute,
     extraRoutes: [
@@ -148,6 +154,7 @@ export function createConsole(options: ConsoleOptions): ConsoleInstance {
       (server) => registerStatsigSdkRoutes(server, { keys: sdkKeys, specs: configSpecs, metrics }),
       (server, catalog) => registerEvaluateRoutes(server, catalog, compiledSpecs),
       (server) => registerOfrepRoutes(server, { keys: sdkKeys, specs: compiledSpecs, corsOrigins: options.corsOrigins ?? [] }),
+      (server, catalog) => registerApplyLockRoutes(server, catalog, new ApplyLockService({ store, clock })),
     ],
   });
   const bootstrap: ConsoleInstance['bootstrap'] = { created: false, generated: false };
@@ -159,7 +166,13 @@ export function createConsole(options: ConsoleOptions): ConsoleInstance {
     // Reviews written by the other replicas on the database: long polls here wake, and a validation
     // decided there stops being delivered here.
     unsubscribe = store.subscribe?.((event) => {
-      if (event.topic !== 'review') return;
+      // Announcements may have been missed (the database connection dropped): look at every pending
+      // validation again, and let long polls re-read.
+      if (event.topic === 'resync') {
+        changes.wakeAll();
+        void webhooks.resync().catch(() => undefined);
+        return;
+      }
       changes.changed(event.id);
       void webhooks.reviewChanged(event.id).catch(() => undefined);
     });

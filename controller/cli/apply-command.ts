@@ -5,6 +5,7 @@ import { escapeControl } from '../core/escape-control.js';
 import { renderPlanText } from '../core/render-plan-text.js';
 import { apiKeyFromEnv } from '../config.js';
 import { ConflictError, InputError } from '../errors.js';
+import { applyLockDescription, applyLockName, takeApplyLock } from '../reconcile/apply-lock.js';
 import { applyRepo, type ApplyEvent, type ApplyReport } from '../reconcile/apply-service.js';
 import type { ConsoleClient } from '../reconcile/console-client.js';
 import { parseSavedPlan, verifySavedPlan, type SavedPlan } from '../reconcile/saved-plan.js';
@@ -49,10 +50,14 @@ export function renderApplyText(report: ApplyReport, elapsedMs: number): string 
   const lines = report.outcomes.filter((o) => o.status !== 'committed' && o.status !== 'written').map((o) => `  ${t(`${o.kind}/${o.id}`)}: ${o.status} — ${t(o.message)}`);
   const summary = [...counts].map(([status, n]) => `${n} ${status}`).join(', ') || 'nothing to do';
   const remain = report.replan.changes.filter((c) => !report.outcomes.some((o) => o.kind === c.kind && o.id === c.id && o.status === 'adopted'));
+  const unsettled = report.outcomes.filter((o) => o.status !== 'committed' && o.status !== 'written' && o.status !== 'adopted').length;
+  // Never "matches" on a run that exits 1: a change that failed here may have been made by someone else.
   const after =
-    remain.length === 0
-      ? 'the console now matches the repository'
-      : `${remain.length} change${remain.length === 1 ? '' : 's'} remain (${remain.map((c) => `${c.action} ${t(`${c.kind}/${c.id}`)}`).join(', ')})`;
+    remain.length > 0
+      ? `${remain.length} change${remain.length === 1 ? '' : 's'} remain (${remain.map((c) => `${c.action} ${t(`${c.kind}/${c.id}`)}`).join(', ')})`
+      : report.ok || unsettled === 0
+        ? 'the console now matches the repository'
+        : `the console now matches the repository, but ${unsettled} change${unsettled === 1 ? '' : 's'} of this run did not go through (see below): apply failed`;
   return `\nApply (plan ${report.planHash}): ${summary}; ${after}. Took ${seconds(elapsedMs)}.\n${lines.join('\n')}${lines.length ? '\n' : ''}`;
 }
 
@@ -73,7 +78,7 @@ export const applyCommand: Command = {
   summary: 'Apply the config repository: review submissions, approval, validation, commit',
   usage: `Usage: flagops apply [DIR | PLANFILE] [--auto-approve] [--console URL] [--approver-key-env NAME]
                      [--prune] [--force] [--target KIND/ID ...] [--allow-dirty]
-                     [--format text|json] [--wait-timeout SECONDS]
+                     [--format text|json] [--wait-timeout SECONDS] [--lock-timeout SECONDS]
 
   Turns the plan into console changes: one review per gate, dynamic config, segment or experiment change
   (its description names the plan hash and the git commit), approved with the key in the variable
@@ -88,6 +93,10 @@ export const applyCommand: Command = {
   PLANFILE, written by flagops plan --out, is applied exactly, without a question: apply refuses it
   (exit 1, naming what moved) when the repository's config files or the console changed since.
   --target KIND/ID (repeatable) applies only those entities and says what it skips.
+  apply holds the console's apply lock on the repository and branch while it runs (renewed every
+  10 s, released at the end and on Ctrl-C, expiring 30 s after a killed apply stopped renewing it;
+  flagops status lists it): a second apply waits for the first with a progress line, then plans
+  afresh. --lock-timeout SECONDS (default 600) bounds that wait; 0 fails at once ("locked by …").
   --wait-timeout SECONDS (default 1800) bounds each wait on a review, for an approver or for the
   webhook's decision; an entity still waiting then is reported waiting, its review left open for the
   next run to resume.
@@ -106,6 +115,7 @@ ${READ_OPTIONS_USAGE}`,
     force: { type: 'boolean' },
     format: { type: 'string', default: 'text' },
     'wait-timeout': { type: 'string', default: '1800' },
+    'lock-timeout': { type: 'string', default: '600' },
     'auto-approve': { type: 'boolean' },
     target: { type: 'string', multiple: true },
     'allow-dirty': { type: 'boolean' },
@@ -147,37 +157,55 @@ ${READ_OPTIONS_USAGE}`,
       }
       approver = consoleClientWithKeyFrom(approverEnv, { baseUrl: client.baseUrl, apiKey: key, signal: io.signal });
     }
-    const report = await applyRepo({
-      desired,
-      desiredLabel: saved ? String(saved.plan['desired'] ?? dir) : (args.positionals[0] ?? '.'),
-      client,
-      approver,
-      prune: saved ? saved.options.prune : booleanOption(args, 'prune'),
-      targets: saved ? saved.options.targets : targetsOption(args),
-      verify: saved ? (result, hash) => verifySavedPlan(saved, result, hash) : undefined,
-      confirm:
-        saved || autoApprove
-          ? undefined
-          : async (plan) => {
-              const n = plan.changes.length;
-              const answer = await io.prompt?.(`\nApply these ${n} change${n === 1 ? '' : 's'}? Only 'yes' will be accepted: `);
-              if (io.signal.aborted) throw new ConflictError('Interrupted: nothing was applied.');
-              if (answer === undefined) throw new InputError('Apply needs a confirmation.', [{ property: '--auto-approve', errorMessage: NO_TTY }]);
-              return answer.trim() === 'yes';
-            },
+    const waitTimeoutMs = intOption(args, 'wait-timeout', 1, 7 * 24 * 3600) * 1000;
+    const lockTimeoutMs = intOption(args, 'lock-timeout', 0, 7 * 24 * 3600) * 1000;
+    const commit = await gitCommitOf(dir);
+    // One apply of a repository and branch at a time: a second one waits, then plans against what the first made.
+    const lockName = await applyLockName(dir);
+    const lock = await takeApplyLock({
+      client: client.detached(),
+      name: lockName,
+      description: applyLockDescription(commit, Date.now()),
+      timeoutMs: lockTimeoutMs,
       signal: io.signal,
-      canceler: client.detached(),
-      force: booleanOption(args, 'force'),
-      commit: await gitCommitOf(dir),
-      waitTimeoutMs: intOption(args, 'wait-timeout', 1, 7 * 24 * 3600) * 1000,
-      onEvent: progressPrinter(io, format),
-      adopt: async (change, live) => {
-        const entry = ENTITY_SCHEMAS.find((e) => e.folder === change.kind);
-        if (!entry || !change.file) throw new InputError(`Cannot adopt ${change.kind}/${change.id}: no file.`);
-        const path = join(dir, change.file);
-        await writeFile(path, adoptEntityFile(await readFile(path, 'utf8'), entry, live, config.prune.managedTag));
-      },
+      onWait: (holder, waitedMs) => io.stderr(`waiting for the apply lock on ${t(lockName)}: ${t(holder)} (waited ${Math.round(waitedMs / 1000)} s of ${lockTimeoutMs / 1000} s)\n`),
     });
+    let report: ApplyReport;
+    try {
+      report = await applyRepo({
+        desired,
+        desiredLabel: saved ? String(saved.plan['desired'] ?? dir) : (args.positionals[0] ?? '.'),
+        client,
+        approver,
+        prune: saved ? saved.options.prune : booleanOption(args, 'prune'),
+        targets: saved ? saved.options.targets : targetsOption(args),
+        verify: saved ? (result, hash) => verifySavedPlan(saved, result, hash) : undefined,
+        confirm:
+          saved || autoApprove
+            ? undefined
+            : async (plan) => {
+                const n = plan.changes.length;
+                const answer = await io.prompt?.(`\nApply these ${n} change${n === 1 ? '' : 's'}? Only 'yes' will be accepted: `);
+                if (io.signal.aborted) throw new ConflictError('Interrupted: nothing was applied.');
+                if (answer === undefined) throw new InputError('Apply needs a confirmation.', [{ property: '--auto-approve', errorMessage: NO_TTY }]);
+                return answer.trim() === 'yes';
+              },
+        signal: io.signal,
+        canceler: client.detached(),
+        force: booleanOption(args, 'force'),
+        commit,
+        waitTimeoutMs,
+        onEvent: progressPrinter(io, format),
+        adopt: async (change, live) => {
+          const entry = ENTITY_SCHEMAS.find((e) => e.folder === change.kind);
+          if (!entry || !change.file) throw new InputError(`Cannot adopt ${change.kind}/${change.id}: no file.`);
+          const path = join(dir, change.file);
+          await writeFile(path, adoptEntityFile(await readFile(path, 'utf8'), entry, live, config.prune.managedTag));
+        },
+      });
+    } finally {
+      await lock.release();
+    }
     if (format === 'json') {
       io.stdout(
         `${JSON.stringify({ planHash: report.planHash, summary: report.plan.summary, outcomes: report.outcomes, replan: { summary: report.replan.summary, changes: report.replan.changes.length }, ...(report.declined ? { declined: true } : {}), elapsedMs: Date.now() - started, ok: report.ok }, null, 2)}\n`,

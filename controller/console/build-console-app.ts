@@ -38,7 +38,19 @@ export interface ConsoleAppDeps {
   failedAuthPerMinute?: number;
   /** Served at `GET /metrics`; the app makes its own when absent. Pass one to count webhook deliveries into it. */
   metrics?: ConsoleMetrics;
+  /** Longest a request (headers and body) may take to arrive, ms; then 408 and the connection is closed. */
+  requestTimeoutMs?: number;
 }
+
+/** A request's headers and body must arrive within this; a client trickling its body is cut off. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+/**
+ * A connection on which nothing moves either way for this long is closed (a client that stops reading
+ * its response): longer than any long poll, and than the keep-alive timeout.
+ */
+export const IDLE_TIMEOUT_MS = 120_000;
+/** An idle keep-alive connection between requests is closed after this (longer than common load balancers' 60 s). */
+export const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 
 /** Longest path parameter the router passes to a route (an id may be at most 100 characters). */
 export const MAX_PARAM_LENGTH = 1000;
@@ -70,8 +82,15 @@ export function requestIds(): (request: IncomingMessage) => string {
 
 /** Builds the console HTTP app. It never listens: the caller (serve, tests via inject) decides. */
 export function buildConsoleApp(deps: ConsoleAppDeps): FastifyInstance {
+  const requestTimeout = deps.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const app = Fastify({
     logger: deps.logger ?? false,
+    // Node checks request timeouts every connectionsCheckingInterval (30 s by default): often enough
+    // that a request is cut off close to its limit.
+    requestTimeout,
+    http: { connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(requestTimeout / 4))), headersTimeout: requestTimeout },
+    connectionTimeout: IDLE_TIMEOUT_MS,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     bodyLimit: deps.bodyLimit ?? 1024 * 1024,
     // Requests that reach the console while it closes are refused by the hook below, in the API's
     // envelope, instead of Fastify's own 503 body.

@@ -252,6 +252,9 @@ describe('entity list cache', () => {
     const list = entities.list.bind(entities);
     entities.page = (...args) => (counts.pages++, page(...args));
     entities.list = (...args) => (counts.lists++, list(...args));
+    // A filtered list reads the store's shared list where it keeps one (renewed by every write there).
+    const frozen = entities.listFrozen?.bind(entities);
+    if (frozen) entities.listFrozen = (...args) => (counts.lists++, frozen(...args));
     return counts;
   }
 

@@ -13,6 +13,7 @@ import { activeReviewsOf, type ActiveReview } from './active-reviews.js';
 import { PreloadedLookup } from './kinds/preloaded-lookup.js';
 import { conformOwnCopy } from './kinds/response-shape.js';
 import { assertChangeWithinKeyScope, assertReferencesWithinKeyScope } from './key-scope.js';
+import { FILTER_SLICE, LIST_WORK, yieldToEventLoop, type ListWorkSlots } from './list-work-slots.js';
 import type { Actor } from './permissions.js';
 
 export type EntityOp =
@@ -59,6 +60,8 @@ export interface EntityServiceDeps {
    * commit through prepare() + write(), so this never blocks them (is_config_review_required).
    */
   beforeDirectWrite?: (kind: string, actor: Actor) => Promise<void>;
+  /** Where filtered lists take turns (LIST_WORK, the process's, by default). */
+  listWork?: ListWorkSlots;
 }
 
 /** Server-managed fields that don't count as a change when comparing before and after. */
@@ -246,15 +249,42 @@ export class EntityService {
   async list(offset: number, limit: number, filters: Record<string, string>): Promise<Page<JsonObject>> {
     const active = Object.entries(filters).filter(([name]) => this.def.filters?.[name] !== undefined);
     const { entities } = this.deps.store;
-    let page: Page<EntityRecord>;
-    if (active.length === 0) page = await entities.page(this.def.kind, offset, limit);
-    else {
-      const matching = (await entities.list(this.def.kind)).filter((r) => active.every(([name, value]) => this.def.filters?.[name]?.(r.data, value) ?? true));
-      page = { total: matching.length, items: matching.slice(offset, offset + limit) };
+    if (active.length === 0) {
+      const page = await entities.page(this.def.kind, offset, limit);
+      const reviews = await activeReviewsOf(this.deps.store.reviews, this.def.kind);
+      const items = await this.lookup().run(entities, (lookup) => page.items.map((r) => this.withActiveReview(this.toResponse(r.data, lookup), reviews.get(String(r.data[this.def.idField])))), undefined, this.decorateLists);
+      return { total: page.total, items };
     }
-    const reviews = await activeReviewsOf(this.deps.store.reviews, this.def.kind);
-    const items = await this.lookup().run(entities, (lookup) => page.items.map((r) => this.withActiveReview(this.toResponse(r.data, lookup), reviews.get(String(r.data[this.def.idField])))), undefined, this.decorateLists);
-    return { total: page.total, items };
+    // Filtered by the database where the store can (PostgreSQL): only the page comes back.
+    const conditions = entities.pageWhere ? active.map(([name, value]) => this.def.filters?.[name]?.condition?.(value)) : [];
+    if (entities.pageWhere && conditions.every((c) => c !== undefined)) {
+      const page = await entities.pageWhere(this.def.kind, conditions, offset, limit);
+      const reviews = await activeReviewsOf(this.deps.store.reviews, this.def.kind);
+      const items = await this.lookup().run(entities, (lookup) => page.items.map((r) => this.withActiveReview(this.toResponse(r.data, lookup), reviews.get(String(r.data[this.def.idField])))), undefined, this.decorateLists);
+      return { total: page.total, items };
+    }
+    // Else it reads the whole kind: it waits for a list slot and works in slices, so that
+    // however many arrive at once, other requests are answered in between (bench:api, neighbour).
+    return (this.deps.listWork ?? LIST_WORK).run(async () => {
+      // The store's shared, already parsed list when it keeps one: not every row parsed again per request.
+      const all = entities.listFrozen ? await entities.listFrozen(this.def.kind) : await entities.list(this.def.kind);
+      const matches = (r: EntityRecord): boolean => active.every(([name, value]) => this.def.filters?.[name]?.(r.data, value) ?? true);
+      const selected: EntityRecord[] = [];
+      let total = 0;
+      for (let start = 0; start < all.length; start += FILTER_SLICE) {
+        if (start > 0) await yieldToEventLoop();
+        for (const record of all.slice(start, start + FILTER_SLICE)) {
+          if (!matches(record)) continue;
+          if (total >= offset && selected.length < limit) selected.push(record);
+          total++;
+        }
+      }
+      const reviews = await activeReviewsOf(this.deps.store.reviews, this.def.kind);
+      // Built in one pass, as an unfiltered page is: a page is at most 1,000 answers (a few ms).
+      await yieldToEventLoop();
+      const items = await this.lookup().run(entities, (lookup) => selected.map((r) => this.withActiveReview(this.toResponse(r.data, lookup), reviews.get(String(r.data[this.def.idField])))), undefined, this.decorateLists);
+      return { total, items };
+    });
   }
 
   /** A read response with the entity's open review, or without any (stored data may carry a null). */

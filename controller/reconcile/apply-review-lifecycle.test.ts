@@ -42,6 +42,19 @@ async function reviews(status?: string): Promise<Record<string, unknown>[]> {
   return client.listAll(`/console/v1/reviews${status ? `?status=${status}` : ''}`);
 }
 
+describe('applyRepo: an approver that may not approve', () => {
+  it('cancels the review it cannot get approved, says why, and leaves nothing open', async () => {
+    writeFiles(repo, { 'gates/alpha.yaml': 'id: alpha\nname: alpha\nreviewSettings:\n  requiredReview: true\n  allowedReviewers: [{ email: someone-else@example.com }]\n' });
+    const report = await apply({ targets: ['gates/alpha'] });
+    expect(report.ok).toBe(false);
+    const outcome = report.outcomes.find((o) => o.id === 'alpha');
+    expect(outcome?.status).toBe('failed');
+    expect(outcome?.message).toMatch(/could not be approved with the approver key: .*Only the allowed reviewers of gate alpha may approve its reviews\.; canceled review \S+$/);
+    expect(await reviews('pending')).toEqual([]);
+    expect((await reviews('canceled')).map((r) => r['reviewID'])).toEqual([outcome?.reviewID]);
+  });
+});
+
 describe('applyRepo: confirmation and --target', () => {
   it('writes nothing when the confirmation is declined', async () => {
     const asked: number[] = [];

@@ -5,7 +5,7 @@ import { REVIEW_MAX_WAIT_MS } from '../../schemas/review.js';
 import { referencesOf } from '../core/cross-references.js';
 import type { Plan, PlanChange } from '../core/plan.js';
 import type { RepoEntity } from '../core/repo-entity.js';
-import { ConflictError, DomainError, formatFieldError, InputError, NotFoundError, type FieldError } from '../errors.js';
+import { ConflictError, DomainError, formatFieldError, InputError, NotAllowedError, NotFoundError, type FieldError } from '../errors.js';
 import type { RepoReader } from '../source/repo-reader.js';
 import type { ConsoleClient, JsonObject } from './console-client.js';
 import { planAgainstConsole, type PlanResult } from './plan-service.js';
@@ -243,8 +243,18 @@ export async function applyRepo(input: ApplyInput): Promise<ApplyReport> {
 
     const waitsOn = reviewersNote(entity);
     if (status() === 'pending') {
-      if (input.approver) review = (await input.approver.request('PUT', `${path}/reviews/${encodeURIComponent(reviewID)}/approve`, { comment: `flagops apply plan ${hash}` })).data ?? {};
-      else review = await waitWhile(change, reviewID, 'pending', waitsOn, true);
+      if (input.approver) {
+        try {
+          review = (await input.approver.request('PUT', `${path}/reviews/${encodeURIComponent(reviewID)}/approve`, { comment: `flagops apply plan ${hash}` })).data ?? {};
+        } catch (error) {
+          // The approver may not approve this review (not an allowed reviewer, or lacks the permission):
+          // no later run could either, so the review is canceled rather than left open, as Ctrl-C does.
+          if (!(error instanceof NotAllowedError) || interrupted()) throw error;
+          const canceled = await cancelReview(input.canceler ?? input.client, path, reviewID).catch(() => false);
+          if (canceled) opened.delete(reviewID);
+          return { ...base, status: 'failed', message: `review ${reviewID} could not be approved with the approver key: ${error.message}${canceled ? `; canceled review ${reviewID}` : ''}` };
+        }
+      } else review = await waitWhile(change, reviewID, 'pending', waitsOn, true);
     }
     if (status() === 'pending') return { ...base, status: 'waiting', message: `review ${reviewID}${resumed ? ' (from an earlier run)' : ''} still waits for ${waitsOn}` };
     if (status() === 'pending_webhook_validation') review = await waitWhile(change, reviewID, 'pending_webhook_validation', 'pre-commit webhook validation', true);

@@ -5,7 +5,7 @@ import type { StatusReport } from './status-service.js';
 const summary = { in_sync: 1, drifted: 1, to_create: 0, to_update: 0, to_delete: 0, pendingReviews: 1 };
 
 /** A report of flags against http://console, as `identity`, of these entities. */
-const reportOf = (identity: string, entities: StatusReport['entities']): StatusReport => ({ desired: 'flags', console: 'http://console', identity, summary, entities });
+const reportOf = (identity: string, entities: StatusReport['entities'], applyLocks: StatusReport['applyLocks'] = []): StatusReport => ({ desired: 'flags', console: 'http://console', identity, summary, entities, applyLocks });
 
 describe('renderStatusText', () => {
   it('prints one line per entity, state first', () => {
@@ -21,6 +21,13 @@ describe('renderStatusText', () => {
         '  gates/bb  drifted    changed by eve@example.com (drift policy detect); review r2 pending webhook validation (update, by eve@example.com); never applied',
         '',
       ].join('\n'),
+    );
+  });
+
+  it('names the apply running now, from its lock', () => {
+    const report = reportOf('ci@example.com', [], [{ name: 'git@example.com:acme/flags.git@main', heldBy: 'ci@example.com', description: 'flagops apply on runner-3 (pid 42)', expiresTime: Date.UTC(2026, 10, 24, 9, 30) }]);
+    expect(renderStatusText(report)).toBe(
+      'Status of flags against http://console (as ci@example.com): 1 in sync, 1 drifted, 1 pending review.\napply lock: git@example.com:acme/flags.git@main held by ci@example.com (flagops apply on runner-3 (pid 42)), expires 2026-11-24 09:30:00 UTC unless renewed\nNo entities.\n',
     );
   });
 

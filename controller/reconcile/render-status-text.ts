@@ -16,7 +16,8 @@ export function renderStatusText(report: StatusReport): string {
     ...(['drifted', 'to_create', 'to_update', 'to_delete'] as const).filter((s) => summary[s] > 0).map((s) => `${summary[s]} ${STATE_TEXT[s]}`),
     ...(summary.pendingReviews > 0 ? [`${summary.pendingReviews} pending review${summary.pendingReviews === 1 ? '' : 's'}`] : []),
   ];
-  const header = `Status of ${t(report.desired)} against ${t(report.console)} (as ${t(report.identity || 'an unknown user')}): ${counts.join(', ')}.\n`;
+  const locks = report.applyLocks.map((lock) => `apply lock: ${t(lock.name)} held by ${t(lock.heldBy)}${lock.description ? ` (${t(lock.description)})` : ''}, expires ${when(lock.expiresTime)} unless renewed\n`);
+  const header = `Status of ${t(report.desired)} against ${t(report.console)} (as ${t(report.identity || 'an unknown user')}): ${counts.join(', ')}.\n${locks.join('')}`;
   if (report.entities.length === 0) return `${header}No entities.\n`;
   const names = report.entities.map((e) => t(`${e.kind}/${e.id}`));
   const width = Math.max(...names.map((n) => n.length));

@@ -45,6 +45,8 @@ export interface StatusReport {
   identity: string;
   entities: EntityStatus[];
   summary: Record<EntityState, number> & { pendingReviews: number };
+  /** Applies running now: the console's apply locks (repository and branch, who, until when unless renewed). */
+  applyLocks: { name: string; heldBy: string; description: string; expiresTime: number }[];
 }
 
 const STATE_OF: Record<PlanChange['action'], EntityState> = { create: 'to_create', update: 'to_update', delete: 'to_delete', drift: 'drifted' };
@@ -57,10 +59,11 @@ export async function repoStatus(input: { desired: RepoReader; client: ConsoleCl
   // The plan reads every kind at once; the review lists follow, so no more requests than that are in
   // flight on one abort signal (node warns above ten listeners).
   const { plan, repo } = await planAgainstConsole({ desired: input.desired, client, desiredLabel: input.desiredLabel });
-  const [identity, open, committed] = await Promise.all([
+  const [identity, open, committed, locks] = await Promise.all([
     client.request<{ userEmail?: unknown }>('GET', '/console/v1/whoami').then((r) => String(r.data?.userEmail ?? '')),
     client.listAll<JsonObject>(`/console/v1/reviews?status=${OPEN_REVIEW_STATUSES.join(',')}`),
     client.listAll<JsonObject>('/console/v1/reviews?status=committed'),
+    client.listAll<JsonObject>('/console/v1/apply_locks'),
   ]);
   const folderOf = new Map(ENTITY_SCHEMAS.map((e) => [e.kind, e.folder]));
   const keyOf = (item: JsonObject, kindField: string, idField: string): string => `${folderOf.get(String(item[kindField])) ?? String(item[kindField])}/${String(item[idField])}`;
@@ -124,5 +127,6 @@ export async function repoStatus(input: { desired: RepoReader; client: ConsoleCl
       lastApplied: applied.get(key) ?? null,
     };
   });
-  return { desired: plan.desired, console: client.baseUrl, identity, entities, summary };
+  const applyLocks = locks.map((lock) => ({ name: String(lock['name']), heldBy: String(lock['heldBy']), description: String(lock['description'] ?? ''), expiresTime: num(lock['expiresTime']) ?? 0 }));
+  return { desired: plan.desired, console: client.baseUrl, identity, entities, summary, applyLocks };
 }

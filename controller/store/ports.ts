@@ -39,6 +39,9 @@ export interface EntityChange {
   audit: Omit<AuditEntry, 'id'>;
 }
 
+/** A list filter a store can run: a top-level string field equal to a value, or an array field holding any of some strings. */
+export type EntityCondition = { field: string; equals: string } | { field: string; hasAny: string[] };
+
 export interface EntityRepo {
   get(kind: string, id: string): Promise<EntityRecord | undefined>;
   /** The stored version alone (no data parsed), or undefined when absent: for staleness checks. */
@@ -52,6 +55,11 @@ export interface EntityRepo {
   listFrozen?(kind: string): Promise<readonly EntityRecord[]>;
   /** One page of a kind, in creation order. */
   page(kind: string, offset: number, limit: number): Promise<Page<EntityRecord>>;
+  /**
+   * One page of the entities of a kind that meet every condition, in creation order, filtered by the
+   * database (the total counts every match). Absent where the store filters in memory.
+   */
+  pageWhere?(kind: string, conditions: readonly EntityCondition[], offset: number, limit: number): Promise<Page<EntityRecord>>;
   /** Throws DuplicateKeyError when (kind, id) exists. */
   insert(record: EntityRecord): Promise<void>;
   update(record: EntityRecord): Promise<void>;
@@ -288,9 +296,13 @@ export interface ChangeMarks {
   auth: string;
 }
 
-/** A write another process made, announced so this one's waiters (review long polls) wake. */
+/**
+ * A write another process made, announced so this one's waiters (review long polls) wake; or
+ * `resync` (id ''): the announcements were interrupted (the connection carrying them dropped and came
+ * back), so any of them may have been missed and whoever relies on them reads again.
+ */
 export interface StoreEvent {
-  topic: 'review';
+  topic: 'review' | 'resync';
   id: string;
 }
 
@@ -303,6 +315,8 @@ export interface LeaseRepo {
   acquire(name: string, owner: string, ttlMs: number): Promise<boolean>;
   /** Gives the lease up, if `owner` holds it. */
   release(name: string, owner: string): Promise<void>;
+  /** The unexpired leases whose names start with `prefix`, with when each expires (the database's clock, epoch ms). */
+  list(prefix: string): Promise<{ name: string; owner: string; expiresAt: number }[]>;
 }
 
 export interface TransactionOptions {

@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { httpStatusOf } from '../../error-table.js';
-import { DomainError, InputError, RateLimitedError } from '../../errors.js';
+import { DomainError, InputError, RateLimitedError, UnavailableError } from '../../errors.js';
 import { readRestOfRefusedBody } from './read-rest-of-refused-body.js';
 
 export interface ErrorBody {
@@ -91,7 +91,14 @@ export function installErrorHandler(app: FastifyInstance): void {
       request.log.error({ err: error, method: request.method, url: request.url }, 'unhandled error');
       body = { status: 500, message: 'Internal Server Error' };
     }
-    if (body.status >= 500 && error instanceof DomainError) request.log.error({ err: error }, 'upstream failure');
+    if (error instanceof UnavailableError) {
+      // Passing (a restart, a failover, a shutdown): the message names it; the error object of a
+      // database driver is never logged, it may reference its connection's settings and statements.
+      request.log.warn({ reason: error.message }, 'unavailable');
+      void reply.header('retry-after', '1');
+    } else if (body.status >= 500 && error instanceof DomainError) {
+      request.log.error({ err: error }, 'upstream failure');
+    }
     if (error instanceof RateLimitedError && error.retryAfterSeconds !== undefined) void reply.header('retry-after', String(error.retryAfterSeconds));
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') readRestOfRefusedBody(request, reply);
     void reply.status(body.status).send(body);

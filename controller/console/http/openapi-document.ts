@@ -84,7 +84,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   429: 'Rate limit of the key exceeded (when the console runs with --rate-limit); Retry-After says when to retry.',
   431: 'The request headers or URL are too large.',
   500: 'Unexpected server error (the body carries no internals).',
-  503: 'The console is shutting down: retry (another replica, or after the restart).',
+  503: 'The console is shutting down, or its database is not reachable for a moment: retry (another replica, or after a short wait; Retry-After says when).',
 };
 
 /**

@@ -11,7 +11,7 @@ import type { JsonObject } from '../../store/ports.js';
 import { ARCHIVE_ACTIONS, ARCHIVED, assertNotArchived, isArchived } from './archive-actions.js';
 import { holdoutIDsFor } from './holdout-ids.js';
 import type { KindDef } from './kind-def.js';
-import { hasTag } from './list-filters.js';
+import { equals, hasTag } from './list-filters.js';
 import { ruleSubresource } from './rule-actions.js';
 import { withRuleIds } from './rule-ids.js';
 
@@ -42,7 +42,7 @@ export const dynamicConfigKind: KindDef = {
   },
   views: rules.views,
   filters: {
-    idType: (c, v) => c['idType'] === v,
+    idType: equals('idType'),
     tags: hasTag,
   },
   deletable: true,

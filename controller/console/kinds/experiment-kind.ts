@@ -18,7 +18,7 @@ import type { JsonObject } from '../../store/ports.js';
 import { refusedWhileReferenced } from './entity-references.js';
 import { holdoutIDsFor } from './holdout-ids.js';
 import type { EntityLookup, KindDef } from './kind-def.js';
-import { hasTag } from './list-filters.js';
+import { equals, hasTag } from './list-filters.js';
 import { gateOrSegmentErrors, overrideEndpoints } from './override-endpoints.js';
 import { conformToSchema } from './response-shape.js';
 import { withRuleIds } from './rule-ids.js';
@@ -271,12 +271,12 @@ export const experimentKind: KindDef = {
   },
   views: overrides.views,
   filters: {
-    status: (e, v) => e['status'] === v,
-    layerID: (e, v) => e['layerID'] === v,
-    idType: (e, v) => e['idType'] === v,
-    teamID: (e, v) => e['teamID'] === v,
-    creatorID: (e, v) => e['creatorID'] === v,
-    creatorName: (e, v) => e['creatorName'] === v,
+    status: equals('status'),
+    layerID: equals('layerID'),
+    idType: equals('idType'),
+    teamID: equals('teamID'),
+    creatorID: equals('creatorID'),
+    creatorName: equals('creatorName'),
     tags: hasTag,
   },
   deletable: true,

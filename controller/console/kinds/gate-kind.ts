@@ -9,7 +9,7 @@ import { holdoutIDsFor } from './holdout-ids.js';
 import type { KindDef } from './kind-def.js';
 import { overrideEndpoints, refusedWhileOverridden } from './override-endpoints.js';
 import { withRuleIds } from './rule-ids.js';
-import { hasTag } from './list-filters.js';
+import { equals, hasTag } from './list-filters.js';
 import { ruleSubresource } from './rule-actions.js';
 
 const assertNotArchived = (gate: JsonObject): void => refuseWhenArchived(gate, 'Gate');
@@ -68,8 +68,8 @@ export const gateKind: KindDef = {
   },
   views: { ...rules.views, ...overrides.views },
   filters: {
-    type: (g, v) => g['type'] === v,
-    idType: (g, v) => g['idType'] === v,
+    type: equals('type'),
+    idType: equals('idType'),
     tags: hasTag,
   },
   deletable: true,

@@ -3,7 +3,7 @@ import { duplicateIds } from '../../core/experiment-rules.js';
 import type { FieldError } from '../../errors.js';
 import type { JsonObject } from '../../store/ports.js';
 import type { EntityLookup, KindDef } from './kind-def.js';
-import { hasTag } from './list-filters.js';
+import { equals, hasTag } from './list-filters.js';
 
 const TARGETS = [
   { field: 'gateIDs', kind: 'gate', what: 'gate' },
@@ -41,9 +41,9 @@ export const holdoutKind: KindDef = {
   defaults: HOLDOUT_DEFAULTS,
   validate: (holdout, lookup) => referenceErrors(holdout, lookup),
   filters: {
-    idType: (h, v) => h['idType'] === v,
-    creatorID: (h, v) => h['creatorID'] === v,
-    creatorName: (h, v) => h['creatorName'] === v,
+    idType: equals('idType'),
+    creatorID: equals('creatorID'),
+    creatorName: equals('creatorName'),
     tags: hasTag,
   },
   deletable: true,

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { FieldError } from '../../errors.js';
 import type { EntityRecord, JsonObject } from '../../store/ports.js';
+import type { ListFilter } from './list-filters.js';
 
 /** Read access to other entities, for cross-entity rules and computed fields. */
 export interface EntityLookup {
@@ -105,7 +106,7 @@ export interface KindDef {
   /** Reads of parts of an entity, by name. */
   views?: Readonly<Record<string, ViewDef>>;
   /** List query filters: name → predicate on the stored entity. */
-  filters?: Readonly<Record<string, (entity: JsonObject, value: string) => boolean>>;
+  filters?: Readonly<Record<string, ListFilter>>;
   deletable: boolean;
   /** True when writes support `?dryRun=true` (or `dryRun` in the body). */
   dryRun?: 'query' | 'body';

@@ -6,7 +6,7 @@ import type { JsonObject } from '../../store/ports.js';
 import { refusedWhileReferenced } from './entity-references.js';
 import { holdoutIDsFor } from './holdout-ids.js';
 import type { EntityLookup, KindDef } from './kind-def.js';
-import { hasTag } from './list-filters.js';
+import { equals, hasTag } from './list-filters.js';
 import { gateOrSegmentErrors, overrideEndpoints } from './override-endpoints.js';
 
 /**
@@ -77,7 +77,7 @@ export const layerKind: KindDef = {
   actions: overrides.actions,
   views: overrides.views,
   filters: {
-    idType: (l, v) => l['idType'] === v,
+    idType: equals('idType'),
     tags: hasTag,
   },
   deletable: true,

@@ -14,7 +14,7 @@ import { InputError } from '../../errors.js';
 import type { JsonObject } from '../../store/ports.js';
 import { ARCHIVE_ACTIONS, ARCHIVED, assertNotArchived } from './archive-actions.js';
 import type { KindDef } from './kind-def.js';
-import { hasTag } from './list-filters.js';
+import { equals, hasTag } from './list-filters.js';
 import { refusedWhileOverridden } from './override-endpoints.js';
 import { withRuleIds } from './rule-ids.js';
 
@@ -106,8 +106,8 @@ export const segmentKind: KindDef = {
     },
   },
   filters: {
-    type: (s, v) => s['type'] === v,
-    idType: (s, v) => s['idType'] === v,
+    type: equals('type'),
+    idType: equals('idType'),
     tags: hasTag,
   },
   deletable: true,

@@ -106,16 +106,19 @@ describe('WebhookDispatcher', () => {
     expect(count('timed_out')).toBe(0);
   });
 
-  it('does not resend a delivered webhook after a restart, but keeps waiting for the decision', async () => {
+  it('sends a delivered but undecided webhook once more, at once, after a restart: the answer may have been lost while it was down', async () => {
     const first = await start();
     const id = await pendingReview(first);
     await waitUntil(async () => ((await review(first, id)).validation.deliveredTime !== null ? true : undefined), 5000, 'delivery');
     await first.close();
-    const sent = receiver.received.length;
+    const sent = receiver.received.filter((h) => h.body['review_id'] === id).length;
     const second = await start();
     expect(second.webhooks.active).toBe(1);
-    expect((await review(second, id)).status).toBe('pending_webhook_validation');
-    expect(receiver.received.length).toBe(sent);
+    // Not at the end of its 60 s window: right after the start.
+    await waitUntil(async () => (receiver.received.filter((h) => h.body['review_id'] === id).length > sent ? true : undefined), 5000, 'the delivery after the restart');
+    expect((await call(second, 'POST', '/console/v1/change_validation', { reviewID: id, validated: true }, await receiverKey(second))).statusCode).toBe(200);
+    expect((await call(second, 'PUT', `/console/v1/gates/gate1/reviews/${id}/commit`)).json().data.status).toBe('committed');
+    expect(receiver.received.filter((h) => h.body['review_id'] === id)).toHaveLength(sent + 1);
   });
 
   it('expires a validation whose deadline passed while the console was down', async () => {
@@ -191,7 +194,7 @@ describe('WebhookDispatcher', () => {
     }
   });
 
-  it('close() writes a delivery it has not stamped yet: a restart does not send it again', async () => {
+  it('close() writes a delivery it has not stamped yet; a restart sends it once more', async () => {
     const first = await start();
     const id = await pendingReview(first);
     // Delivered (the console has the receiver's answer) and not stamped yet: the stamp waits for a batch.
@@ -199,10 +202,14 @@ describe('WebhookDispatcher', () => {
     await first.close();
     const sent = receiver.received.filter((h) => h.body['review_id'] === id).length;
     const second = await start();
-    expect((await review(second, id)).validation.deliveredTime).not.toBeNull();
-    // A resumed delivery would start as the console starts; close() waits for it to be sent.
+    const stamped = (await review(second, id)).validation.deliveredTime;
+    expect(stamped).not.toBeNull();
+    await waitUntil(async () => (receiver.received.filter((h) => h.body['review_id'] === id).length > sent ? true : undefined), 5000, 'the delivery after the restart');
+    // One more, not a retry loop: after close() no further delivery comes.
     await second.close();
-    expect(receiver.received.filter((h) => h.body['review_id'] === id)).toHaveLength(sent);
+    expect(receiver.received.filter((h) => h.body['review_id'] === id)).toHaveLength(sent + 1);
+    // The first delivery's stamp stays.
+    expect((await review(await start(), id)).validation.deliveredTime).toBe(stamped);
   });
 
   it('treats a redirect as a failed attempt (the key must not follow it)', async () => {

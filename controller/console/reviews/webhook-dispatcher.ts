@@ -66,6 +66,11 @@ interface Job {
   leaseTimer?: NodeJS.Timeout;
   /** Whether the review still needs its webhook delivered (no successful delivery recorded yet). */
   undelivered: boolean;
+  /**
+   * Delivered before this process started, and still undecided: the receiver's answer may have been
+   * lost while no console was there to take it, so it is delivered once more.
+   */
+  redeliver?: boolean;
 }
 
 /** Lease names of webhook deliveries. */
@@ -122,19 +127,28 @@ export class WebhookDispatcher implements ValidationQueue {
    * lease for validations other replicas started, and for deliveries whose lease a dead replica left.
    */
   async start(): Promise<void> {
-    await this.sweep();
+    await this.sweep(true);
     if (this.deps.store.leases && !this.stopped) {
       this.sweepTimer = setInterval(() => void this.sweep().catch((error: unknown) => this.deps.log('webhook sweep failed', { error: describePostError(error) })), Math.max(10, Math.floor(this.leaseMs / 3)));
       this.sweepTimer.unref();
     }
   }
 
-  private async sweep(): Promise<void> {
+  /**
+   * Announcements of other replicas' writes may have been missed (the connection carrying them
+   * dropped): looks at every pending validation again.
+   */
+  async resync(): Promise<void> {
+    if (!this.stopped) await this.sweep();
+  }
+
+  /** `resume`: the first sweep after a start, which delivers again what was delivered but not decided. */
+  private async sweep(resume = false): Promise<void> {
     const pending = await this.deps.store.reviews.withStatus(PENDING);
     const ids = new Set(pending.map((r) => r.id));
     for (const review of pending) {
       const job = this.jobs.get(review.id);
-      if (!job) this.schedule(review);
+      if (!job) this.schedule(review, resume);
       else if (!job.leased && !job.claiming && job.undelivered && review.validation?.deliveredTime === null) void this.claim(review.id, job);
     }
     // Decided or expired through another replica: stop watching.
@@ -277,10 +291,13 @@ export class WebhookDispatcher implements ValidationQueue {
   }
 
   /** Watches a review the caller just read (or wrote) as pending validation. */
-  private schedule(record: ReviewRecord): void {
+  private schedule(record: ReviewRecord, resume = false): void {
     const review = asPending(record);
     if (this.stopped || !review || this.jobs.has(review.id)) return;
-    const job: Job = { settled: false, leased: !this.deps.store.leases, undelivered: review.validation.deliveredTime === null };
+    // On a start, a delivered review still pending is delivered again (promptly, not at the end of its
+    // window): with replicas only when no live one holds its lease, i.e. awaits the answer itself.
+    const redeliver = resume && review.validation.deliveredTime !== null;
+    const job: Job = { settled: false, leased: !this.deps.store.leases, undelivered: redeliver || review.validation.deliveredTime === null, redeliver };
     this.jobs.set(review.id, job);
     this.watchDeadline(review.id, job, review.validation.deadline);
     if (this.jobs.has(review.id) && job.undelivered) void this.claim(review.id, job, review);
@@ -343,7 +360,7 @@ export class WebhookDispatcher implements ValidationQueue {
     if (!job.leased) return;
     const review = fresh ?? (await this.pending(reviewId));
     if (!review || this.stopped) return this.settle(reviewId);
-    if (review.validation.deliveredTime !== null) {
+    if (review.validation.deliveredTime !== null && !job.redeliver) {
       // Delivered by the replica that held the lease before: only the deadline is left to watch.
       job.undelivered = false;
       return;

@@ -13,6 +13,7 @@ import { migratePostgres, schemaVersionOf } from './migrate-postgres.js';
 import { PG_MIGRATIONS, type PgMigration } from './pg-migrations.js';
 import { PgReviewRepo } from './pg-review-repo.js';
 import { PgTransaction } from './pg-transaction.js';
+import { orUnavailable, unavailableOr } from './pg-unavailable.js';
 import { PgRoleRepo, PgSettingsRepo } from './pg-settings-repo.js';
 
 export const DEFAULT_POOL_SIZE = 10;
@@ -32,7 +33,7 @@ export interface PostgresStoreOptions {
   connectTimeoutMs?: number;
   /** The schema's migrations; tests pass others. */
   migrations?: PgMigration[];
-  /** First wait before the LISTEN connection reconnects; doubles up to listenMaxRetryMs. */
+  /** First wait before the LISTEN (or change-marks) connection reconnects; doubles up to listenMaxRetryMs. */
   listenRetryMs?: number;
   listenMaxRetryMs?: number;
   /** Errors no caller awaits: a pooled idle connection or the LISTEN connection dropping. */
@@ -117,26 +118,43 @@ export function createPostgresStore(url: string, options: PostgresStoreOptions =
     query: (text, values, name) => {
       const error = unusable();
       if (error) return Promise.reject(error);
-      return name === undefined ? pool.query(text, values) : pool.query({ name, text, values });
+      const run = name === undefined ? pool.query(text, values) : pool.query({ name, text, values });
+      // The database restarting or unreachable: a 503 the caller may retry, not a 500.
+      return run.catch((failure: unknown) => Promise.reject(unavailableOr(failure)));
     },
   };
   // The marks query runs on nearly every request: on a connection of its own, pipelined (see
   // PgPipelinedStatement); when that connection is down, on the pool while it reconnects.
   const marksConfig: pg.ClientConfig = { connectionString: url, connectionTimeoutMillis, application_name: MARKS_APPLICATION_NAME };
   let marksStatement: Promise<PgPipelinedStatement> | undefined;
+  // While the database is away, the dedicated connection is reopened with backoff (not on every
+  // request); the pool answers meanwhile, and fails fast while nothing can connect.
+  const marksRetryMs = options.listenRetryMs ?? 100;
+  const marksMaxRetryMs = options.listenMaxRetryMs ?? 5000;
+  let marksWait = marksRetryMs;
+  let marksRetryAt = 0;
   const marksRow = async (): Promise<(string | null)[] | undefined> => {
-    marksStatement ??= PgPipelinedStatement.open(marksConfig, 'flagops_marks', MARKS_QUERY);
+    if (marksStatement === undefined && Date.now() >= marksRetryAt) {
+      marksStatement = PgPipelinedStatement.open(marksConfig, 'flagops_marks', MARKS_QUERY);
+    }
     const opening = marksStatement;
-    const statement = await opening.catch(() => undefined);
-    if (statement?.usable) return statement.query();
-    if (marksStatement === opening) marksStatement = undefined;
+    const statement = await opening?.catch(() => undefined);
+    if (statement?.usable) {
+      marksWait = marksRetryMs;
+      return statement.query();
+    }
+    if (opening !== undefined && marksStatement === opening) {
+      marksStatement = undefined;
+      marksRetryAt = Date.now() + marksWait;
+      marksWait = Math.min(marksWait * 2, marksMaxRetryMs);
+    }
     const { rows } = await pool.query<(string | null)[]>({ name: 'flagops_marks', text: MARKS_QUERY, rowMode: 'array', types: TEXT_TYPES });
     return rows[0];
   };
   const marks = new MarksRefresher(async () => {
     const error = unusable();
     if (error) throw error;
-    const row = await marksRow();
+    const row = await orUnavailable(marksRow);
     if (!row) throw new Error('The change marks query answered no row');
     return { data: String(row[0]), settings: String(row[1]), auth: String(row[2]) } satisfies ChangeMarks;
   });
@@ -151,9 +169,15 @@ export function createPostgresStore(url: string, options: PostgresStoreOptions =
       if (error) throw error;
       const turn = options.serializeOn === undefined ? undefined : await turns.take(options.serializeOn);
       try {
-        const client = await pool.connect();
+        const client = await orUnavailable(() => pool.connect());
         const transaction = new PgTransaction(client);
         let broken: Error | undefined;
+        // A checked-out client has no listener of the pool's: a connection dropping mid-transaction
+        // emits 'error' here (unhandled, it would end the process); the statements in flight fail.
+        const dropped = (error: Error): void => {
+          broken ??= error;
+        };
+        client.on('error', dropped);
         try {
           try {
             const result = await fn(repos({ db: transaction.db, locking: true }));
@@ -161,11 +185,12 @@ export function createPostgresStore(url: string, options: PostgresStoreOptions =
             return result;
           } catch (failure) {
             await transaction.rollback().catch((rollbackError: Error) => {
-              broken = rollbackError;
+              broken ??= rollbackError;
             });
-            throw failure;
+            throw unavailableOr(failure);
           }
         } finally {
+          client.removeListener('error', dropped);
           // A connection whose state is unknown is closed rather than handed to the next caller.
           client.release(broken);
         }

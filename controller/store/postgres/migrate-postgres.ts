@@ -15,6 +15,11 @@ export async function migratePostgres(pool: pg.Pool, migrations: PgMigration[]):
   const known = Math.max(0, ...migrations.map((m) => m.version));
   const client = await pool.connect();
   let broken: Error | undefined;
+  // A checked-out client has no 'error' listener of the pool's: the connection dropping would end the process.
+  const dropped = (error: Error): void => {
+    broken ??= error;
+  };
+  client.on('error', dropped);
   try {
     await client.query('BEGIN');
     try {
@@ -38,11 +43,12 @@ export async function migratePostgres(pool: pg.Pool, migrations: PgMigration[]):
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch((rollbackError: Error) => {
-        broken = rollbackError;
+        broken ??= rollbackError;
       });
       throw error;
     }
   } finally {
+    client.removeListener('error', dropped);
     client.release(broken);
   }
 }

@@ -1,4 +1,4 @@
-import { assertEntityChange, DuplicateKeyError, type EntityChange, type EntityRecord, type EntityRepo, type JsonObject, type Page, type VersionRecord } from '../ports.js';
+import { assertEntityChange, DuplicateKeyError, type EntityChange, type EntityCondition, type EntityRecord, type EntityRepo, type JsonObject, type Page, type VersionRecord } from '../ports.js';
 import type { PgContext } from './pg-context.js';
 
 interface EntityRow {
@@ -84,6 +84,26 @@ export class PgEntityRepo implements EntityRepo {
        LEFT JOIN LATERAL (SELECT seq, kind, id, version, data FROM entities WHERE kind = $1 ORDER BY seq LIMIT $2 OFFSET $3) e ON true
        ORDER BY e.seq`,
       [kind, limit, offset],
+    );
+    return { total: rows[0]?.total ?? 0, items: rows.filter(isEntityRow).map(toRecord) };
+  }
+
+  async pageWhere(kind: string, conditions: readonly EntityCondition[], offset: number, limit: number): Promise<Page<EntityRecord>> {
+    // Field names are the kinds' own (code, not input), checked all the same; written literally so
+    // that the expression indexes of migration 4 (tags) apply.
+    const values: unknown[] = [kind, limit, offset];
+    const where = conditions.map((condition) => {
+      if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(condition.field)) throw new Error(`Unknown list filter field ${condition.field}`);
+      values.push('equals' in condition ? condition.equals : condition.hasAny);
+      return 'equals' in condition ? `(data::jsonb ->> '${condition.field}') = $${values.length}` : `(data::jsonb -> '${condition.field}') ?| $${values.length}::text[]`;
+    });
+    const filter = ['kind = $1', ...where].join(' AND ');
+    const { rows } = await this.ctx.db.query<PageRow>(
+      `SELECT c.total, e.kind, e.id, e.version, e.data
+       FROM (SELECT COUNT(*) AS total FROM entities WHERE ${filter}) c
+       LEFT JOIN LATERAL (SELECT seq, kind, id, version, data FROM entities WHERE ${filter} ORDER BY seq LIMIT $2 OFFSET $3) e ON true
+       ORDER BY e.seq`,
+      values,
     );
     return { total: rows[0]?.total ?? 0, items: rows.filter(isEntityRow).map(toRecord) };
   }

@@ -20,6 +20,14 @@ export class PgLeaseRepo implements LeaseRepo {
     return rowCount === 1;
   }
 
+  async list(prefix: string): Promise<{ name: string; owner: string; expiresAt: number }[]> {
+    const { rows } = await this.db.query<{ name: string; owner: string; expires_at: number }>(
+      `SELECT name, owner, expires_at FROM leases WHERE left(name, length($1)) = $1 AND expires_at >= ${NOW_MS} ORDER BY name`,
+      [prefix],
+    );
+    return rows.map((row) => ({ name: row.name, owner: row.owner, expiresAt: Number(row.expires_at) }));
+  }
+
   async release(name: string, owner: string): Promise<void> {
     await this.db.query('DELETE FROM leases WHERE name = $1 AND owner = $2', [name, owner]);
   }

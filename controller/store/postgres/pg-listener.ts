@@ -16,8 +16,8 @@ export interface PgListenerOptions {
 /**
  * One dedicated connection (a pooled one could be handed to a query mid-LISTEN) that LISTENs on the
  * events channel and hands each notification to the subscribers. When the connection drops it
- * reconnects with backoff; what was announced while it was down is not replayed (waiters fall back on
- * their own timeouts).
+ * reconnects with backoff and LISTENs again; what was announced while it was down is not replayed, so
+ * the subscribers get a `resync` event once it is back and read what they depend on again.
  */
 export class PgListener {
   private client: pg.Client | undefined;
@@ -27,6 +27,8 @@ export class PgListener {
   private readonly retryMs: number;
   private readonly maxRetryMs: number;
   private wait: number;
+  /** The connection dropped since the last one was up: the next one announces a resync. */
+  private interrupted = false;
 
   constructor(
     private readonly config: pg.ClientConfig,
@@ -76,11 +78,16 @@ export class PgListener {
     }
     this.client = client;
     this.wait = this.retryMs;
+    if (this.interrupted) {
+      this.interrupted = false;
+      this.notify({ topic: 'resync', id: '' });
+    }
   }
 
   private dropped(client: pg.Client, error?: Error): void {
     if (this.client !== client) return;
     this.client = undefined;
+    this.interrupted = true;
     if (error) this.options.onError?.(error);
     void client.end().catch(() => undefined);
     this.scheduleReconnect();
@@ -106,7 +113,11 @@ export class PgListener {
     } catch {
       return; // not ours: anyone connected may NOTIFY on the channel
     }
-    if (typeof event !== 'object' || event === null || typeof event.topic !== 'string' || typeof event.id !== 'string') return;
+    if (typeof event !== 'object' || event === null || event.topic !== 'review' || typeof event.id !== 'string') return;
+    this.notify(event);
+  }
+
+  private notify(event: StoreEvent): void {
     for (const listener of this.listeners) {
       try {
         listener(event);

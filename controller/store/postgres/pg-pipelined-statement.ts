@@ -60,6 +60,7 @@ export class PgPipelinedStatement {
     this.run = Buffer.concat([bind, execute, SYNC]);
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
     socket.on('error', (error) => this.fail(error));
+    socket.on('end', () => this.fail(new Error('The connection to PostgreSQL was closed')));
     socket.on('close', () => this.fail(new Error('The connection to PostgreSQL was closed')));
     this.prepareSent = this.send(Buffer.concat([message('P', Buffer.concat([cstring(name), cstring(text), Buffer.from([0, 0])])), SYNC]));
   }
@@ -67,6 +68,8 @@ export class PgPipelinedStatement {
   /** Connects with `config`, prepares `text` as `name`, and resolves once the server accepted it. */
   static async open(config: pg.ClientConfig, name: string, text: string): Promise<PgPipelinedStatement> {
     const client = new pg.Client(config);
+    // Until the socket is taken over, a connection failure may also be emitted: unhandled, it would end the process.
+    client.on('error', () => undefined);
     await client.connect();
     // Take the socket over from node-postgres: after authentication it never reads or writes it again.
     const socket = (client as unknown as { connection: { stream: Socket } }).connection.stream;

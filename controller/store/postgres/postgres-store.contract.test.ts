@@ -7,6 +7,7 @@ import { currentMarks, delay, describeStoreContract, gate, keyRecord, reviewReco
 import { createPostgresStore, MARKS_APPLICATION_NAME, type PostgresStoreOptions } from './create-postgres-store.js';
 import { LISTENER_APPLICATION_NAME } from './pg-listener.js';
 import { PG_MIGRATIONS } from './pg-migrations.js';
+import { UnavailableError } from '../../errors.js';
 
 describeWithPostgres('Store contract on PostgreSQL', () => describeStoreContract('postgres', async () => {
   const database = await createTestDatabase();
@@ -187,6 +188,22 @@ describeWithPostgres('PostgreSQL store', () => {
       // The connection went back to the pool usable.
       await store.transaction((tx) => tx.entities.insert(gate('b')));
       expect((await store.entities.list('gate')).map((r) => r.id)).toEqual(['b']);
+    });
+
+    it('filters a list page in the database: equal fields and any of some tags, counting every match', async () => {
+      const store = await opened();
+      await store.transaction(async (tx) => {
+        for (let i = 0; i < 30; i++) await tx.entities.insert(gate(`g${String(i).padStart(2, '0')}`, 1, { type: i % 2 === 0 ? 'TEMPORARY' : 'PERMANENT', tags: i % 3 === 0 ? ['big', 'x'] : i % 3 === 1 ? ['small'] : [] }));
+        await tx.entities.insert({ kind: 'segment', id: 'seg', version: 1, data: { id: 'seg', tags: ['big'] } });
+      });
+      const page = await store.entities.pageWhere!('gate', [{ field: 'tags', hasAny: ['big'] }], 2, 3);
+      expect(page.total).toBe(10);
+      expect(page.items.map((r) => r.id)).toEqual(['g06', 'g09', 'g12']);
+      const both = await store.entities.pageWhere!('gate', [{ field: 'tags', hasAny: ['big', 'small'] }, { field: 'type', equals: 'TEMPORARY' }], 0, 100);
+      expect(both.items.map((r) => r.id)).toEqual(['g00', 'g04', 'g06', 'g10', 'g12', 'g16', 'g18', 'g22', 'g24', 'g28']);
+      expect(both.total).toBe(10);
+      expect(await store.entities.pageWhere!('gate', [{ field: 'type', equals: "x' OR '1'='1" }], 0, 10)).toEqual({ total: 0, items: [] });
+      await expect(store.entities.pageWhere!('gate', [{ field: "type' --", equals: 'x' }], 0, 10)).rejects.toThrow(/Unknown list filter field/);
     });
 
     it("refuses a transaction's repositories once it has ended", async () => {
@@ -417,6 +434,38 @@ describeWithPostgres('PostgreSQL store', () => {
         expect(seen.some((event) => event.id === 'after')).toBe(true);
       });
       expect(errors.length).toBeGreaterThan(0);
+      // Whatever was announced while it was down is lost: the subscribers are told to read again.
+      expect(seen.findIndex((event) => event.topic === 'resync')).toBeGreaterThanOrEqual(0);
+      expect(seen.findIndex((event) => event.topic === 'resync')).toBeLessThan(seen.findIndex((event) => event.id === 'after'));
+    });
+
+    it('a transaction whose connection drops fails with a retryable UnavailableError, the process carries on, and the next one commits', async () => {
+      const store = await opened();
+      await store.transaction(async (tx) => tx.entities.insert(gate('kept')));
+      const failed = await store
+        .transaction(async (tx) => {
+          await tx.lock!('dropped');
+          // This transaction's own connection is ended by the server (as a restart does), with no pool listener on it.
+          await sql(database.url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction'");
+          await delay(50);
+          await tx.entities.insert(gate('lost'));
+        })
+        .catch((error: unknown) => error);
+      expect(failed).toBeInstanceOf(UnavailableError);
+      expect((failed as Error).message).toMatch(/^The database is not available \(.+\); retry the request\.$/);
+      await store.transaction(async (tx) => tx.entities.insert(gate('after')));
+      expect(await store.entities.get('gate', 'lost')).toBeUndefined();
+      expect((await store.entities.get('gate', 'after'))?.id).toBe('after');
+    });
+
+    it('idle pooled connections the server ends are reported to onError by message and replaced; the store still answers', async () => {
+      const errors: Error[] = [];
+      const store = await opened({ onError: (error) => errors.push(error) });
+      await Promise.all([store.ping(), store.ping(), store.ping()]);
+      await sql(database.url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name = ''");
+      await eventually(() => expect(errors.length).toBeGreaterThan(0));
+      await eventually(() => store.ping());
+      await store.transaction(async (tx) => tx.entities.insert(gate('after_drop')));
     });
 
     it('a lease held by one replica is not taken by another until it expires or is released, on the database clock', async () => {
@@ -425,6 +474,8 @@ describeWithPostgres('PostgreSQL store', () => {
       expect(await a.leases!.acquire('review:r1', 'replica-a', 60_000)).toBe(true);
       expect(await b.leases!.acquire('review:r1', 'replica-b', 60_000)).toBe(false);
       expect(await a.leases!.acquire('review:r1', 'replica-a', 60_000)).toBe(true); // renewed
+      expect((await b.leases!.list('review:')).map((lease) => [lease.name, lease.owner])).toEqual([['review:r1', 'replica-a']]);
+      expect(await b.leases!.list('other:')).toEqual([]);
       await b.leases!.release('review:r1', 'replica-b'); // not its own: no effect
       expect(await b.leases!.acquire('review:r1', 'replica-b', 60_000)).toBe(false);
       await a.leases!.release('review:r1', 'replica-a');

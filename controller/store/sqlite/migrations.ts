@@ -189,4 +189,13 @@ export const MIGRATIONS: Migration[] = [
       CREATE UNIQUE INDEX entity_versions_key ON entity_versions (kind, id, version);
     `,
   },
+  {
+    version: 11,
+    name: 'write-probe',
+    // Readiness writes here (a row, then the one before it deleted): the database is ready only while
+    // a write can commit, not merely while it can be read (a full disk lets reads through).
+    sql: `
+      CREATE TABLE write_probe (id INTEGER PRIMARY KEY, pad BLOB NOT NULL);
+    `,
+  },
 ];

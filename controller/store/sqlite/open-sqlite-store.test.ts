@@ -6,6 +6,7 @@
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveCommand } from '../../cli/serve-command.js';
 import { createConsole } from '../../compose.js';
@@ -84,5 +85,37 @@ describe('WAL restart passes', () => {
     const withPasses = await walAfterWrites(100);
     expect(without).toBeGreaterThan(3000 * 4096);
     expect(withPasses).toBeLessThan(without / 2);
+  });
+});
+
+describe('readiness (ping)', () => {
+  it('fails while a write cannot commit (the database is full), naming why, and passes where writes commit', async () => {
+    const path = newDb();
+    await openSqliteStore(path).close();
+    const check = new Database(path);
+    const pages = check.pragma('page_count', { simple: true }) as number;
+    check.close();
+    // As on a full disk: the file may not grow past what it holds now plus a few pages.
+    const full = openSqliteStore(path, undefined, { maxPageCount: pages + 8 });
+    try {
+      await full.ping();
+      let refused: unknown;
+      for (let i = 0; i < 100 && refused === undefined; i++) {
+        await full.entities.insert({ kind: 'gate', id: `g${i}`, version: 1, data: { id: `g${i}`, description: 'x'.repeat(3000) } }).catch((error: unknown) => (refused = error));
+      }
+      expect(String(refused)).toMatch(/full/);
+      // Reads still answer; readiness does not.
+      expect((await full.entities.get('gate', 'g0'))?.id).toBe('g0');
+      await expect(full.ping()).rejects.toThrow(/full/);
+    } finally {
+      await full.close();
+    }
+    const roomy = openSqliteStore(path);
+    try {
+      await roomy.ping();
+      await roomy.ping();
+    } finally {
+      await roomy.close();
+    }
   });
 });

@@ -46,6 +46,11 @@ export interface SqliteStoreOptions {
   durability?: Durability;
   /** Called after each checkpoint of the WAL (tests wait for the first one). */
   onCheckpoint?: () => void;
+  /**
+   * Most pages the database may hold (SQLite's max_page_count): past it every write that needs a new
+   * page fails as on a full disk. Unset: no limit but the disk's.
+   */
+  maxPageCount?: number;
 }
 
 /** The SQLite store, which can also say how it syncs (for tests and diagnostics). */
@@ -66,6 +71,7 @@ export function openSqliteStore(path: string, migrations: Migration[] = MIGRATIO
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   migrate(db, migrations);
+  if (options.maxPageCount !== undefined) db.pragma(`max_page_count = ${Math.floor(options.maxPageCount)}`);
   // With synchronous=NORMAL a commit only appends to the WAL; the fsyncs happen at checkpoints (with
   // FULL, at every commit too). By default SQLite checkpoints inside whichever COMMIT crosses 1000
   // WAL pages, so that request paid for two fsyncs and a page copy (most of a write's time in
@@ -127,6 +133,13 @@ export function openSqliteStore(path: string, migrations: Migration[] = MIGRATIO
   const savepoint = db.prepare('SAVEPOINT flagops_write');
   const release = db.prepare('RELEASE flagops_write');
   const rollbackTo = db.prepare('ROLLBACK TO flagops_write');
+  const probeInsert = db.prepare('INSERT INTO write_probe (pad) VALUES (zeroblob(?))');
+  const probeDelete = db.prepare('DELETE FROM write_probe WHERE id < ?');
+  const pageSize = db.pragma('page_size', { simple: true }) as number;
+  const probe = db.transaction(() => {
+    const { lastInsertRowid } = probeInsert.run(pageSize);
+    probeDelete.run(lastInsertRowid);
+  });
   // Every request reads the marks (twice for a cached read): the same counters give the same object.
   let last: { changes: number; external: number; settings: number; auth: number; marks: ChangeMarks } | undefined;
   const readMarks = (): ChangeMarks => {
@@ -177,8 +190,17 @@ export function openSqliteStore(path: string, migrations: Migration[] = MIGRATIO
       inTransaction: () => db.inTransaction,
     }),
     marks,
+    // Ready only while a write can commit: one row of a page's size, so the probe needs room in the
+    // WAL and the file as a real write does; the previous probe row is deleted in the same commit.
+    // It waits for the write gate like any transaction, and never sees one half done.
     ping: async () => {
-      db.prepare('SELECT 1').get();
+      const wait = gate.acquire();
+      if (wait) await wait;
+      try {
+        probe();
+      } finally {
+        gate.release();
+      }
     },
     synchronous: () => {
       const level = db.pragma('synchronous', { simple: true }) as number;
