@@ -35,6 +35,7 @@ import pg from 'pg';
 import type { Durability } from '../controller/store/sqlite/open-sqlite-store.js';
 import { ChildProcesses, type Server } from './child-processes.js';
 import { describeNeighbour, neighbourRound, seedGates } from './neighbour-round.js';
+import { adminApi } from './console-bench-helpers.js';
 
 const { values } = parseArgs({
   options: {
@@ -72,16 +73,7 @@ const children = new ChildProcesses(ROOT);
 const startChild = (args: string[], env: Record<string, string>, ready: RegExp): Promise<Server> => children.start(args, env, ready);
 const stopAll = (): Promise<void> => children.stopAll();
 
-async function api(base: string, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { 'SERVICE-API-KEY': ADMIN, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await res.json()) as Record<string, unknown>;
-  if (!res.ok) throw new Error(`${method} ${path} → ${res.status}: ${JSON.stringify(json)}`);
-  return json;
-}
+const api = adminApi(ADMIN);
 
 interface Measured {
   name: string;

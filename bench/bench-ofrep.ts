@@ -9,7 +9,6 @@
  *
  *   npm run bench:ofrep [-- --flags 1000 --duration 3 --warmup 1 --connections 10 --rounds 3 --no-build]
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { ChildProcesses } from './child-processes.js';
+import { adminApi, buildCli, median } from './console-bench-helpers.js';
 
 const { values } = parseArgs({
   options: {
@@ -37,12 +37,7 @@ const ADMIN = 'console-bench-ofrep-admin-key';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const children = new ChildProcesses(ROOT);
 
-async function api(base: string, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(`${base}${path}`, { method, headers: { 'SERVICE-API-KEY': ADMIN, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const json = (await res.json()) as Record<string, unknown>;
-  if (!res.ok) throw new Error(`${method} ${path} → ${res.status}: ${JSON.stringify(json)}`);
-  return json;
-}
+const api = adminApi(ADMIN);
 
 async function inParallel(count: number, parallel: number, task: (i: number) => Promise<unknown>): Promise<void> {
   let next = 0;
@@ -60,16 +55,10 @@ async function measure(name: string, options: autocannon.Options, notModified = 
   return { rps: run.requests.average, p99: run.latency.p99, failed };
 }
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
-
 const dir = mkdtempSync(join(tmpdir(), 'flagops-bench-ofrep-'));
 let exitCode = 0;
 try {
-  if (!values['no-build']) {
-    process.stderr.write('building (tsc; pass --no-build to skip)...\n');
-    const build = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
-    if (build.status !== 0) throw new Error('build failed');
-  }
+  buildCli(ROOT, values['no-build'] === true);
   const console_ = await children.start([join(ROOT, 'bin', 'flagops.js'), 'serve', '--port', '0', '--db', join(dir, 'console.db')], { FLAGOPS_BOOTSTRAP_KEY: ADMIN }, /listening on (http:\/\/\S+)/);
   const base = console_.url;
   process.stderr.write(`creating ${FLAGS} flags (gates with a segment, e-mail, country and percentage rules; every tenth a dynamic config)...\n`);

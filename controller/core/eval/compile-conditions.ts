@@ -1,5 +1,6 @@
 import type { JsonObject } from '../repo-entity.js';
 import type { SpecCondition } from './config-spec-types.js';
+import { SUPPORTED_OPERATORS } from './operators.js';
 import { gateSpecName, segmentSpecName } from './spec-names.js';
 
 /**
@@ -22,16 +23,11 @@ const USER_FIELDS: Readonly<Record<string, { type: string; field: string }>> = {
   os_version: { type: 'ua_based', field: 'os_version' },
 };
 
-/** Operators `statsig-node` evaluates (Evaluator._evalCondition); any other makes it report the rule unsupported. */
-export const SDK_OPERATORS: ReadonlySet<string> = new Set([
-  'gt', 'gte', 'lt', 'lte',
-  'version_gt', 'version_gte', 'version_lt', 'version_lte', 'version_eq', 'version_neq',
-  'any', 'none', 'any_case_sensitive', 'none_case_sensitive',
-  'str_starts_with_any', 'str_ends_with_any', 'str_contains_any', 'str_contains_none', 'str_matches',
-  'eq', 'neq', 'before', 'after', 'on',
-  'in_segment_list', 'not_in_segment_list',
-  'array_contains_any', 'array_contains_none', 'array_contains_all', 'not_array_contains_all',
-]);
+/**
+ * Operators `statsig-node` evaluates (Evaluator._evalCondition); any other makes it report the rule
+ * unsupported. The engine evaluates exactly these, so the list lives with it.
+ */
+export const SDK_OPERATORS: ReadonlySet<string> = SUPPORTED_OPERATORS;
 
 /** Operators that compare the value with each item of a list: a single target is a list of one. */
 const LIST_OPERATORS: ReadonlySet<string> = new Set([
