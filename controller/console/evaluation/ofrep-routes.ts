@@ -129,8 +129,10 @@ export function registerOfrepRoutes(app: FastifyInstance, deps: OfrepDeps): void
       const cacheKey = compiled.bulkAnswers ? JSON.stringify(parsed.user) : '';
       let answer = compiled.bulkAnswers?.byContext.get(cacheKey);
       if (answer === undefined) {
+        // One user, one context: each segment and holdout is checked once for all the flags.
+        const ctx = { gateMemo: new Map() };
         const flags = compiled.flags.all().map(({ key, ref }) => {
-          const { evaluation, value } = evaluateFlag(compiled.evaluator, ref, parsed.user);
+          const { evaluation, value } = evaluateFlag(compiled.evaluator, ref, parsed.user, ctx);
           return ofrepAnswer(key, ref, evaluation, value);
         });
         const body = JSON.stringify({ flags });

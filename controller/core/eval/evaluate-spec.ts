@@ -38,6 +38,12 @@ export interface EvaluationContext {
   environment?: string | null;
   /** The target app `target_app` conditions compare; absent: the specs' `app_id`. */
   targetAppID?: string | null;
+  /**
+   * Answers of the gates (segments, holdouts) conditions checked, kept for evaluations of the same
+   * user in the same context: a bulk evaluation of every flag checks each segment once, not once
+   * per flag that names it.
+   */
+  gateMemo?: Map<string, Evaluation>;
 }
 
 interface PreparedCondition {
@@ -320,8 +326,12 @@ export class SpecEvaluator {
   }
 
   private runGate(name: string, user: EvalUser, ctx: EvaluationContext): Evaluation {
+    const known = ctx.gateMemo?.get(name);
+    if (known !== undefined) return known;
     const gate = this.gates.get(name);
-    return gate === undefined ? notFound(name) : this.evaluate(gate, user, ctx);
+    const answer = gate === undefined ? notFound(name) : this.evaluate(gate, user, ctx);
+    ctx.gateMemo?.set(name, answer);
+    return answer;
   }
 
   private fromUserAgent(user: EvalUser, field: string | null): unknown {

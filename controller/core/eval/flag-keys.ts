@@ -1,5 +1,5 @@
 import type { ConfigSpecs } from './config-spec-types.js';
-import type { SpecEvaluator } from './evaluate-spec.js';
+import type { EvaluationContext, SpecEvaluator } from './evaluate-spec.js';
 import type { Evaluation } from './evaluation.js';
 
 /**
@@ -80,18 +80,18 @@ export function prefixedKey(ref: FlagRef): string {
 }
 
 /** Evaluates a flag; the answer's value is the flag's: a gate's boolean, else the config, group or layer parameters. */
-export function evaluateFlag(evaluator: SpecEvaluator, ref: FlagRef, user: Parameters<SpecEvaluator['checkGate']>[1]): { evaluation: Evaluation; value: unknown } {
+export function evaluateFlag(evaluator: SpecEvaluator, ref: FlagRef, user: Parameters<SpecEvaluator['checkGate']>[1], ctx?: EvaluationContext): { evaluation: Evaluation; value: unknown } {
   switch (ref.kind) {
     case 'gate': {
-      const evaluation = evaluator.checkGate(ref.id, user);
+      const evaluation = evaluator.checkGate(ref.id, user, ctx);
       return { evaluation, value: evaluation.value };
     }
     case 'layer': {
-      const evaluation = evaluator.getLayer(ref.id, user);
+      const evaluation = evaluator.getLayer(ref.id, user, ctx);
       return { evaluation, value: evaluation.jsonValue };
     }
     default: {
-      const evaluation = evaluator.getConfig(ref.id, user);
+      const evaluation = evaluator.getConfig(ref.id, user, ctx);
       return { evaluation, value: evaluation.jsonValue };
     }
   }
