@@ -56,7 +56,7 @@ function io(options: { isTTY: boolean; answer?: string; env?: Record<string, str
 }
 
 /** What the CLI's parser would give: the command's defaults, and the flags. */
-const args = (...extra: string[]): ParsedArgs => ({ values: { format: 'text', 'wait-timeout': '1800', ...Object.fromEntries(extra.map((flag) => [flag, true])) }, positionals: [dir] });
+const args = (...extra: string[]): ParsedArgs => ({ values: { format: 'text', 'wait-timeout': '1800', 'lock-timeout': '600', ...Object.fromEntries(extra.map((flag) => [flag, true])) }, positionals: [dir] });
 const gateExists = async (): Promise<boolean> => (await c.call('GET', `/console/v1/gates/gate_${n}`)).statusCode === 200;
 
 describe('flagops apply: confirmation', () => {

@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { KeyType } from '../../schemas/key.js';
 import { AuthenticationError, ConflictError, InputError, NotAllowedError, NotFoundError, type FieldError } from '../errors.js';
 import { DuplicateKeyError, type JsonObject, type KeyRecord, type RoleRecord, type Store, type StoreRepos } from '../store/ports.js';
+import { jsonEqual } from '../core/json-equal.js';
 import { foldEmail, sameEmail } from '../core/same-email.js';
 import { assertCallerCoversKey, assertCallerUnlimited, keyTargetApps } from './key-scope.js';
 import { BUILTIN_ROLES, READ_ONLY_SCOPE, SYSTEM_ACTOR, type Actor } from './permissions.js';
@@ -212,7 +213,9 @@ export class AuthService {
       assertCallerHolds(caller, permissions, `give them to role ${name}`);
       const updated = { ...existing, permissions: [...new Set(permissions)] };
       await tx.roles.upsert(updated);
-      await this.audit(tx, caller, 'update', 'role', name, { before: { permissions: existing.permissions }, after: { permissions: updated.permissions } });
+      if (!jsonEqual([...existing.permissions].sort(), [...updated.permissions].sort())) {
+        await this.audit(tx, caller, 'update', 'role', name, { before: { permissions: existing.permissions }, after: { permissions: updated.permissions } });
+      }
       return { before: existing, after: updated };
     });
   }
@@ -396,7 +399,9 @@ export class AuthService {
       assertCallerHolds(caller, await this.keyPermissions(tx, updated, patch.role ?? roleBefore), `give key ${key.id} them`);
       await tx.auth.updateKey(updated);
       const views = { before: await this.view(key, tx, roleBefore), after: await this.view(updated, tx) };
-      await this.audit(tx, caller, 'update', 'key', key.id, { before: auditedKey(views.before), after: auditedKey(views.after) });
+      // A change that changes nothing is no change to audit.
+      const audited = { before: auditedKey(views.before), after: auditedKey(views.after) };
+      if (!jsonEqual(audited.before, audited.after)) await this.audit(tx, caller, 'update', 'key', key.id, audited);
       return views;
     });
   }
