@@ -29,6 +29,8 @@ let server: SpawnedConsole;
 let sdk: StatsigServer;
 let bob: string;
 let carol: string;
+/** The SERVER key the SDK uses (production), also the OFREP comparison's. */
+let serverKey: string;
 const offMachine: string[] = [];
 
 async function api(method: string, path: string, body?: unknown, key = server.key): Promise<{ status: number; body: Json }> {
@@ -71,8 +73,8 @@ beforeAll(async () => {
   }
   bob = await newKey({ userEmail: 'bob@acme.example', role: 'member' });
   carol = await newKey({ userEmail: 'carol@acme.example', role: 'member' });
-  const secret = await newKey({ type: 'SERVER', environments: ['production'] });
-  sdk = new StatsigServer(secret, {
+  serverKey = await newKey({ type: 'SERVER', environments: ['production'] });
+  sdk = new StatsigServer(serverKey, {
     api: `${server.url}/v1`,
     localMode: false,
     rulesetsSyncIntervalMs: SYNC_MS,
@@ -155,6 +157,47 @@ describe('statsig-node against flagops serve', () => {
     }
     for (const name of ['Control', 'LTR', 'LTR boosted']) expect(share(groups.get(name) ?? 0, 900)).toBeGreaterThan(0.27);
   });
+
+  it("answers every flag for 1,000 users as flagops's own engine does (OFREP, the same key)", async () => {
+    let compared = 0;
+    const kinds = new Set<string>();
+    const mismatches: string[] = [];
+    for (const u of shoppers()) {
+      const context = { targetingKey: u.userID, email: u.email, country: u.country, appVersion: u.appVersion, ...u.custom };
+      const res = await fetch(`${server.url}/ofrep/v1/evaluate/flags`, { method: 'POST', headers: { authorization: `Bearer ${serverKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ context }) });
+      expect(res.status).toBe(200);
+      const { flags } = (await res.json()) as { flags: { key: string; value?: unknown; errorCode?: string; metadata?: { kind?: string } }[] };
+      for (const flag of flags) {
+        if (flag.errorCode !== undefined) continue;
+        const id = flag.key.replace(/^[a-z_]+\//, '');
+        let sdkValue: unknown;
+        switch (flag.metadata?.kind) {
+          case 'gate':
+            sdkValue = sdk.checkGateSync(u, id);
+            break;
+          case 'dynamic_config':
+            sdkValue = sdk.getConfigSync(u, id).value;
+            break;
+          case 'experiment':
+            sdkValue = sdk.getExperimentSync(u, id).value;
+            break;
+          case 'layer': {
+            const layer = sdk.getLayerSync(u, id);
+            sdkValue = Object.fromEntries(Object.keys(flag.value as Record<string, unknown>).map((k) => [k, layer.get(k, null)]));
+            break;
+          }
+          default:
+            continue;
+        }
+        compared += 1;
+        kinds.add(flag.metadata.kind);
+        if (JSON.stringify(sdkValue) !== JSON.stringify(flag.value)) mismatches.push(`${flag.key} for ${u.userID}: SDK ${JSON.stringify(sdkValue)}, flagops ${JSON.stringify(flag.value)}`);
+      }
+    }
+    expect(mismatches.slice(0, 10)).toEqual([]);
+    expect([...kinds].sort()).toEqual(['dynamic_config', 'experiment', 'gate', 'layer']);
+    expect(compared).toBeGreaterThanOrEqual(1000 * 20);
+  }, 120_000);
 
   it('a change committed through a review reaches the SDK within its sync interval', async () => {
     const user = (): StatsigUser => ({ userID: 'shopper_1' });
