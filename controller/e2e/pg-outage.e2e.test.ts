@@ -7,8 +7,8 @@
  * Runs its own PostgreSQL server (private-postgres.ts), never the shared one other tests use.
  * Needs the compiled CLI (`npm run build`, which `npm test` runs first).
  */
-import pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
+import { queryDatabase } from '../test-support/postgres-db.js';
 import { startPrivatePostgres, type PrivatePostgres } from '../test-support/private-postgres.js';
 import { describeWithPostgres } from '../test-support/test-environment.js';
 import { spawnConsole, type SpawnedConsole } from '../test-support/spawn-console.js';
@@ -43,15 +43,7 @@ async function readyStatus(replica: SpawnedConsole): Promise<number> {
   return (await fetch(`${replica.url}/readyz`)).status;
 }
 
-async function adminQuery<R extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<R[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<R>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
+const adminQuery = queryDatabase;
 
 let server: PrivatePostgres | undefined;
 let replicas: SpawnedConsole[] = [];

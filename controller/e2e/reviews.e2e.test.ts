@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PENDING_VALIDATION_TITLE } from '../../schemas/review.js';
-import { spawnConsole, type SpawnedConsole } from '../test-support/spawn-console.js';
+import { callConsole, spawnConsole, type SpawnedConsole } from '../test-support/spawn-console.js';
 import { startTestReceiver, waitUntil, type TestReceiver } from '../test-support/webhook-receiver.js';
 
 const WEBHOOK_KEY = 'e2e-webhook-key-0123456789';
@@ -23,14 +23,7 @@ let bob: string;
 let carol: string;
 let ci: string;
 
-async function api(method: string, path: string, body?: unknown, key = server.key): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { 'SERVICE-API-KEY': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Json };
-}
+const api = (method: string, path: string, body?: unknown, key = server.key): Promise<{ status: number; body: Json }> => callConsole(server, method, path, body, key);
 
 async function newKey(email: string, role: string): Promise<string> {
   const res = await api('POST', '/console/v1/keys', { description: 'e2e', userEmail: email, role });

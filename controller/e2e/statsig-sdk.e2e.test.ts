@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { StatsigServer, type StatsigUser } from 'statsig-node';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnConsole, type SpawnedConsole } from '../test-support/spawn-console.js';
+import { callConsole, spawnConsole, type SpawnedConsole } from '../test-support/spawn-console.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies are read loosely
 type Json = any;
@@ -33,14 +33,7 @@ let carol: string;
 let serverKey: string;
 const offMachine: string[] = [];
 
-async function api(method: string, path: string, body?: unknown, key = server.key): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { 'SERVICE-API-KEY': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Json };
-}
+const api = (method: string, path: string, body?: unknown, key = server.key): Promise<{ status: number; body: Json }> => callConsole(server, method, path, body, key);
 
 async function newKey(body: Record<string, unknown>): Promise<string> {
   const res = await api('POST', '/console/v1/keys', { description: 'e2e', ...body });

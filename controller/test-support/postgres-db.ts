@@ -41,3 +41,14 @@ export async function createTestDatabase(adminUrl = testPostgresUrl()): Promise<
     drop: () => admin(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
   };
 }
+
+/** Runs one statement on a database directly, on a connection of its own, as another client would. */
+export async function queryDatabase<R extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<R>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}

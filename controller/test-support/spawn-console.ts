@@ -49,6 +49,20 @@ export interface SpawnedConsole {
 }
 
 /**
+ * A JSON call of a spawned console's API as `key` (its bootstrap key by default); the answer's body
+ * read loosely, as tests read it.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies are read loosely
+export async function callConsole(console_: SpawnedConsole, method: string, path: string, body?: unknown, key = console_.key): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${console_.url}${path}`, {
+    method,
+    headers: { 'SERVICE-API-KEY': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+/**
  * Starts `flagops serve --port 0` as a child process (the compiled CLI: `npm run build` first, which
  * `npm test` does) and resolves once it prints its ready line.
  */

@@ -1,6 +1,5 @@
-import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../test-support/postgres-db.js';
+import { createTestDatabase, queryDatabase, type TestDatabase } from '../../test-support/postgres-db.js';
 import { describeWithPostgres } from '../../test-support/test-environment.js';
 import type { Store, StoreEvent, StoreRepos } from '../ports.js';
 import { currentMarks, delay, describeStoreContract, gate, keyRecord, reviewRecord } from '../store-contract.js';
@@ -23,15 +22,7 @@ describeWithPostgres('Store contract on PostgreSQL', () => describeStoreContract
 }));
 
 /** Runs statements on the test database directly, as another client would. */
-async function sql<R extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<R[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<R>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
+const sql = queryDatabase;
 
 /** Polls until check passes (events and reconnects arrive asynchronously), failing after timeoutMs. */
 async function eventually(check: () => void | Promise<void>, timeoutMs = 5000): Promise<void> {
