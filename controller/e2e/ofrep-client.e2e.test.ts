@@ -1,10 +1,8 @@
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { OFREPProvider } from '@openfeature/ofrep-provider';
 import { OpenFeature, type EvaluationContext } from '@openfeature/server-sdk';
-import { simpleGit } from 'simple-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileConfigSpecs, type CompileSource } from '../core/eval/compile-config-specs.js';
 import { SpecEvaluator } from '../core/eval/evaluate-spec.js';
@@ -13,6 +11,7 @@ import { userFromContext } from '../core/eval/ofrep-context.js';
 import type { JsonObject } from '../core/repo-entity.js';
 import { engineCapabilities } from '../console/evaluation/engine-capabilities.js';
 import { runBuiltCli, spawnConsole, type SpawnedConsole } from '../test-support/spawn-console.js';
+import { exampleGitRepo } from '../test-support/git-repo.js';
 
 /**
  * The real OpenFeature server SDK with the real OFREP provider, against a real `flagops serve`
@@ -20,7 +19,6 @@ import { runBuiltCli, spawnConsole, type SpawnedConsole } from '../test-support/
  * the same entities (read back through the Console API) in this process.
  */
 
-const EXAMPLE_REPO = fileURLToPath(new URL('../../examples/config-repo', import.meta.url));
 const ADMIN = 'console-e2e-ofrep-admin';
 
 let dir: string;
@@ -36,11 +34,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'flagops-ofrep-'));
   console_ = await spawnConsole({ db: join(dir, 'console.db'), key: ADMIN });
   const repo = join(dir, 'repo');
-  cpSync(EXAMPLE_REPO, repo, { recursive: true });
-  const git = simpleGit(repo);
-  await git.init(['-b', 'main']).addConfig('user.email', 'dev@example.com').addConfig('user.name', 'dev');
-  await git.add(['-A']);
-  await git.commit('the example flags');
+  await exampleGitRepo(repo);
   const approver = await api('POST', '/console/v1/keys', { description: 'approver', userEmail: 'release-bot@acme.example', role: 'member' });
   approverKey = String((approver.json['data'] as JsonObject)['key']);
   const applied = await runBuiltCli(['apply', repo, '--auto-approve', '--console', console_.url], { FLAGOPS_API_KEY: ADMIN, FLAGOPS_APPROVER_KEY: approverKey });

@@ -5,21 +5,19 @@
  * Needs the compiled CLI (`npm run build`, which `npm test` runs first) and PostgreSQL (CI starts it).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { simpleGit } from 'simple-git';
 import { afterEach, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../test-support/postgres-db.js';
 import { describeWithPostgres } from '../test-support/test-environment.js';
 import { startRoundRobinProxy, type RoundRobinProxy } from '../test-support/round-robin-proxy.js';
 import { BIN, runBuiltCli, spawnConsole, type SpawnedConsole } from '../test-support/spawn-console.js';
+import { exampleGitRepo } from '../test-support/git-repo.js';
 
-const EXAMPLE_REPO = fileURLToPath(new URL('../../examples/config-repo', import.meta.url));
 const ADMIN = 'console-replicas-admin';
 const WEBHOOK_KEY = 'whk-replicas-secret';
 
@@ -206,11 +204,7 @@ describeWithPostgres('two replicas on one PostgreSQL database', () => {
     const dir = mkdtempSync(join(tmpdir(), 'flagops-replicas-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const repo = join(dir, 'repo');
-    cpSync(EXAMPLE_REPO, repo, { recursive: true });
-    const git = simpleGit(repo);
-    await git.init(['-b', 'main']).addConfig('user.email', 'dev@example.com').addConfig('user.name', 'dev');
-    await git.add(['-A']);
-    await git.commit('the example flags');
+    await exampleGitRepo(repo);
 
     const bridge = spawn(process.execPath, [BIN, 'bridge', '--repo', repo, '--branch', 'main', '--port', '0', '--console', proxy.url], {
       env: { ...process.env, FLAGOPS_API_KEY: keys.bridge, FLAGOPS_WEBHOOK_KEY: WEBHOOK_KEY },

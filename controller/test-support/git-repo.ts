@@ -1,5 +1,6 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { simpleGit, type SimpleGit } from 'simple-git';
 
 /** Writes each file (path relative to `dir` → text), creating folders as needed. */
@@ -25,5 +26,13 @@ export async function createGitRepo(dir: string, files: Record<string, string>, 
   writeFiles(dir, files);
   const git = await initGitRepo(dir, ['-b', 'main']);
   await git.add(['-A']).commit(message);
+  return (await git.revparse(['HEAD'])).trim();
+}
+
+/** The example flags (examples/config-repo) copied to `dir` as a git repository on main, committed. */
+export async function exampleGitRepo(dir: string): Promise<string> {
+  cpSync(fileURLToPath(new URL('../../examples/config-repo', import.meta.url)), dir, { recursive: true });
+  const git = await initGitRepo(dir, ['-b', 'main']);
+  await git.add(['-A']).commit('the example flags');
   return (await git.revparse(['HEAD'])).trim();
 }
