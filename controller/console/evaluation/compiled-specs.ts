@@ -2,6 +2,7 @@ import type { ConfigSpecs } from '../../core/eval/config-spec-types.js';
 import { SpecEvaluator } from '../../core/eval/evaluate-spec.js';
 import { FlagIndex } from '../../core/eval/flag-keys.js';
 import type { ConfigSpecsService } from '../config-specs-service.js';
+import type { SdkKey } from '../sdk-key-auth.js';
 import { engineCapabilities } from './engine-capabilities.js';
 
 /** Whom specs are compiled for: a key's environments and target apps (empty: no limit). */
@@ -15,11 +16,13 @@ export interface CompiledScope {
   evaluator: SpecEvaluator;
   flags: FlagIndex;
   /**
-   * Bulk answers by context, for specs whose answers depend on nothing but the context (no
-   * `current_time` condition): a client polling with the same context gets the answer, and its
-   * 304, without evaluating again. Undefined when the specs read the clock. Dropped with the specs.
+   * The ETag of the bulk answer by context, for specs whose answers depend on nothing but the
+   * context (no `current_time` condition): a client polling with the same context and that tag gets
+   * its 304 without evaluating again. Tags only, never bodies: a cache of every polling context's
+   * answer would keep megabytes the garbage collector walks. Undefined when the specs read the
+   * clock; dropped with the specs.
    */
-  bulkAnswers: { byContext: Map<string, { body: string; etag: string }>; bytes: number } | undefined;
+  bulkTags: Map<string, string> | undefined;
 }
 
 function readsTheClock(specs: ConfigSpecs): boolean {
@@ -42,10 +45,22 @@ export class CompiledSpecsCache {
   /** `marksFresh`: the caller refreshed the store's marks during this request already (authenticating a key). */
   async forScope(scope: SpecScope, marksFresh = false): Promise<CompiledScope> {
     const key = { environments: scope.environments, targetApps: scope.targetApps, scope: JSON.stringify([scope.environments, scope.targetApps]) };
-    const { specs } = await this.configSpecs.specsFor(key, marksFresh);
+    return this.engineFor((await this.configSpecs.specsFor(key, marksFresh)).specs);
+  }
+
+  /**
+   * The compiled scope of an SDK key at once when its specs are current; undefined when `forScope`
+   * must answer (always on a store shared by replicas, whose marks a request refreshes first).
+   */
+  cached(key: Pick<SdkKey, 'scope'>): CompiledScope | undefined {
+    const current = this.configSpecs.cached(key);
+    return current === undefined ? undefined : this.engineFor(current.specs);
+  }
+
+  private engineFor(specs: ConfigSpecs): CompiledScope {
     let compiled = this.engines.get(specs);
     if (compiled === undefined) {
-      compiled = { specs, evaluator: new SpecEvaluator(specs, engineCapabilities()), flags: new FlagIndex(specs), bulkAnswers: readsTheClock(specs) ? undefined : { byContext: new Map(), bytes: 0 } };
+      compiled = { specs, evaluator: new SpecEvaluator(specs, engineCapabilities()), flags: new FlagIndex(specs), bulkTags: readsTheClock(specs) ? undefined : new Map() };
       this.engines.set(specs, compiled);
     }
     return compiled;

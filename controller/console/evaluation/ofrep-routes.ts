@@ -24,8 +24,15 @@ export interface OfrepDeps {
 /** An evaluation context is small; a larger body is refused before it is parsed. */
 export const OFREP_BODY_LIMIT = 64 * 1024;
 
-/** Characters of bulk answers kept per compiled specs (the contexts polling between two writes). */
-const BULK_ANSWERS_BYTES = 16 * 1024 * 1024;
+/** Bulk answer tags kept per compiled specs: the contexts polling between two writes. */
+const BULK_TAGS_MAX = 20_000;
+
+const SDK_KEY_TYPES = ['SERVER', 'CLIENT'] as const;
+
+/** Whether an If-None-Match header names `etag` (weak or strong) or is `*`. */
+function matchesTag(ifNoneMatch: string, etag: string): boolean {
+  return ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === etag || t.trim() === '*');
+}
 
 const SINGLE = '/ofrep/v1/evaluate/flags/*';
 const BULK = '/ofrep/v1/evaluate/flags';
@@ -86,16 +93,29 @@ export function registerOfrepRoutes(app: FastifyInstance, deps: OfrepDeps): void
     scope.options(SINGLE, preflight);
 
     // Authenticated before the body is read: a caller without a valid key learns nothing about its body.
-    scope.addHook('onRequest', async (request, reply) => {
-      if (request.method === 'OPTIONS') return;
-      // Refreshes the store's marks: the specs read below are then as fresh as any replica's last write.
-      const key = await deps.keys.authenticate(bearer(request), ['SERVER', 'CLIENT']);
+    // A callback hook with a synchronous path: an app polling with a key already resolved since the
+    // last key change costs a map lookup, not a promise.
+    const admit = (request: FastifyRequest, reply: FastifyReply, key: SdkKey): void => {
       request.sdkKey = key;
       const origin = request.headers.origin;
       // A SERVER key is a secret of a server: no browser page gets to read what it answers.
       if (key.type === 'CLIENT' && allowed(origin)) {
         void reply.headers({ 'access-control-allow-origin': origin, 'access-control-expose-headers': 'ETag', vary: 'Origin' });
       }
+    };
+    scope.addHook('onRequest', (request, reply, done) => {
+      if (request.method === 'OPTIONS') return done();
+      const secret = bearer(request);
+      const known = deps.keys.cached(secret, SDK_KEY_TYPES);
+      if (known !== undefined) {
+        admit(request, reply, known);
+        return done();
+      }
+      // Refreshes the store's marks: the specs read below are then as fresh as any replica's last write.
+      deps.keys.authenticate(secret, SDK_KEY_TYPES).then((key) => {
+        admit(request, reply, key);
+        done();
+      }, done);
     });
 
     const contextOf = (request: FastifyRequest): unknown => {
@@ -105,57 +125,70 @@ export function registerOfrepRoutes(app: FastifyInstance, deps: OfrepDeps): void
       return (body as Record<string, unknown>)['context'];
     };
 
-    const compiledFor = (key: SdkKey): Promise<CompiledScope> => deps.specs.forScope({ environments: key.environments, targetApps: key.targetApps }, true);
+    /** Runs `answer` with the key's compiled specs: at once when they are current, else once they are. */
+    const withCompiled = (request: FastifyRequest, answer: (compiled: CompiledScope) => void): Promise<void> | undefined => {
+      const key = request.sdkKey as SdkKey;
+      const current = deps.specs.cached(key);
+      if (current !== undefined) {
+        answer(current);
+        return undefined;
+      }
+      return deps.specs.forScope({ environments: key.environments, targetApps: key.targetApps }, true).then(answer);
+    };
 
-    scope.post(SINGLE, { bodyLimit: OFREP_BODY_LIMIT }, async (request, reply) => {
+    scope.post(SINGLE, { bodyLimit: OFREP_BODY_LIMIT }, (request, reply) => {
       const flagKey = flagKeyOf(request);
       const parsed = userFromContext(contextOf(request));
-      if ('problem' in parsed) return reply.status(400).send({ key: flagKey, errorCode: parsed.problem.code, errorDetails: parsed.problem.message });
-      const compiled = await compiledFor(request.sdkKey as SdkKey);
-      const found = compiled.flags.lookup(flagKey);
-      if ('error' in found) {
-        if (found.error === 'not_found') return reply.status(404).send({ key: flagKey, errorCode: 'FLAG_NOT_FOUND', errorDetails: found.message });
-        return reply.status(400).send({ key: flagKey, errorCode: 'GENERAL', errorDetails: found.message });
+      if ('problem' in parsed) {
+        void reply.status(400).send({ key: flagKey, errorCode: parsed.problem.code, errorDetails: parsed.problem.message });
+        return undefined;
       }
-      const { evaluation, value } = evaluateFlag(compiled.evaluator, found.found, parsed.user);
-      const answer = ofrepAnswer(flagKey, found.found, evaluation, value);
-      return reply.status('errorCode' in answer ? 400 : 200).send(answer);
+      return withCompiled(request, (compiled) => {
+        const found = compiled.flags.lookup(flagKey);
+        if ('error' in found) {
+          if (found.error === 'not_found') void reply.status(404).send({ key: flagKey, errorCode: 'FLAG_NOT_FOUND', errorDetails: found.message });
+          else void reply.status(400).send({ key: flagKey, errorCode: 'GENERAL', errorDetails: found.message });
+          return;
+        }
+        const { evaluation, value } = evaluateFlag(compiled.evaluator, found.found, parsed.user, { decidingRuleOnly: true });
+        const answer = ofrepAnswer(flagKey, found.found, evaluation, value);
+        void reply.status('errorCode' in answer ? 400 : 200).send(answer);
+      });
     });
 
-    scope.post(BULK, { bodyLimit: OFREP_BODY_LIMIT }, async (request, reply) => {
+    scope.post(BULK, { bodyLimit: OFREP_BODY_LIMIT }, (request, reply) => {
       const parsed = userFromContext(contextOf(request));
-      if ('problem' in parsed) return reply.status(400).send({ errorCode: parsed.problem.code, errorDetails: parsed.problem.message });
-      const compiled = await compiledFor(request.sdkKey as SdkKey);
-      const cacheKey = compiled.bulkAnswers ? JSON.stringify(parsed.user) : '';
-      let answer = compiled.bulkAnswers?.byContext.get(cacheKey);
-      if (answer === undefined) {
+      if ('problem' in parsed) {
+        void reply.status(400).send({ errorCode: parsed.problem.code, errorDetails: parsed.problem.message });
+        return undefined;
+      }
+      const ifNoneMatch = request.headers['if-none-match'];
+      return withCompiled(request, (compiled) => {
+        const tags = compiled.bulkTags;
+        const contextKey = tags === undefined ? undefined : JSON.stringify(parsed.user);
+        // A client polling with the tag of its last answer, nothing changed since: 304 without evaluating.
+        const known = contextKey === undefined ? undefined : tags?.get(contextKey);
+        if (known !== undefined && typeof ifNoneMatch === 'string' && matchesTag(ifNoneMatch, known)) {
+          void reply.header('etag', known).status(304).send();
+          return;
+        }
         // One user, one context: each segment and holdout is checked once for all the flags.
-        const ctx = { gateMemo: new Map() };
+        const ctx = { gateMemo: new Map(), decidingRuleOnly: true };
         const flags = compiled.flags.all().map(({ key, ref }) => {
           const { evaluation, value } = evaluateFlag(compiled.evaluator, ref, parsed.user, ctx);
           return ofrepAnswer(key, ref, evaluation, value);
         });
         const body = JSON.stringify({ flags });
         // The tag is the answer's own digest: equal answers, equal tags, whatever changed underneath.
-        answer = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
-        const kept = compiled.bulkAnswers;
-        if (kept) {
-          const size = body.length + cacheKey.length;
-          if (kept.bytes + size > BULK_ANSWERS_BYTES) {
-            kept.byContext.clear();
-            kept.bytes = 0;
-          }
-          kept.byContext.set(cacheKey, answer);
-          kept.bytes += size;
+        const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+        if (tags !== undefined && contextKey !== undefined) {
+          if (tags.size >= BULK_TAGS_MAX) tags.clear();
+          tags.set(contextKey, etag);
         }
-      }
-      const { body, etag } = answer;
-      void reply.header('etag', etag);
-      const ifNoneMatch = request.headers['if-none-match'];
-      if (typeof ifNoneMatch === 'string' && ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === etag || t.trim() === '*')) {
-        return reply.status(304).send();
-      }
-      return reply.status(200).type('application/json; charset=utf-8').send(body);
+        void reply.header('etag', etag);
+        if (typeof ifNoneMatch === 'string' && matchesTag(ifNoneMatch, etag)) void reply.status(304).send();
+        else void reply.status(200).type('application/json; charset=utf-8').send(body);
+      });
     });
   });
 }

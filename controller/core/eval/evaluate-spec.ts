@@ -44,6 +44,12 @@ export interface EvaluationContext {
    * per flag that names it.
    */
   gateMemo?: Map<string, Evaluation>;
+  /**
+   * The trail keeps only the rule that decided, without its conditions: for surfaces that report the
+   * decision and not the path to it (OFREP), a bulk evaluation of every flag then allocates a few
+   * objects per flag instead of several per rule and condition.
+   */
+  decidingRuleOnly?: boolean;
 }
 
 interface PreparedCondition {
@@ -70,6 +76,8 @@ interface RuleResult {
 }
 
 const EMPTY: Readonly<Record<string, never>> = Object.freeze({});
+/** The conditions of a rule trail when the context keeps only the deciding rule. */
+const NO_CONDITIONS: ConditionTrail[] = [];
 
 function prepareSpec(spec: ConfigSpec): PreparedSpec {
   return {
@@ -156,9 +164,11 @@ export class SpecEvaluator {
     const explicit = spec.explicitParameters ?? null;
     if (!spec.enabled) return answer(spec, 'disabled', false, jsonValueOf(spec.defaultValue), 'disabled', null, null, false, explicit, []);
     const trail: RuleTrail[] = [];
+    const lean = ctx.decidingRuleOnly === true;
     for (const rule of prepared.rules) {
       const r = rule.source;
-      const result = this.evaluateRule(rule, user, ctx);
+      const result = this.evaluateRule(rule, user, ctx, lean);
+      if (lean && result.passed === false && result.unsupported === null) continue;
       const entry: RuleTrail = {
         ruleID: r.id,
         ruleName: r.name,
@@ -203,12 +213,12 @@ export class SpecEvaluator {
   }
 
   /** Every condition is evaluated (as the SDK does), so an unsupported one is found even after a failing one. */
-  private evaluateRule(rule: PreparedRule, user: EvalUser, ctx: EvaluationContext): RuleResult {
+  private evaluateRule(rule: PreparedRule, user: EvalUser, ctx: EvaluationContext, lean: boolean): RuleResult {
     let passed = true;
-    const conditions: ConditionTrail[] = [];
+    const conditions: ConditionTrail[] = lean ? NO_CONDITIONS : [];
     for (const c of rule.conditions) {
       const t = this.evaluateCondition(c, user, ctx);
-      conditions.push(t);
+      if (!lean) conditions.push(t);
       if (t.unsupported !== undefined) return { passed: false, conditions, unsupported: t };
       if (!t.passed) passed = false;
     }

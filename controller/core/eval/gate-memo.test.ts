@@ -27,3 +27,32 @@ describe('the gate memo of a shared context', () => {
     expect(memoHits).toBeGreaterThan(0);
   });
 });
+
+describe('a context that keeps only the deciding rule', () => {
+  it('answers every flag as a full evaluation does, with the deciding rule as its whole trail', () => {
+    const specs = handMadeSpecs();
+    const engine = new SpecEvaluator(specs);
+    const flags = new FlagIndex(specs).all();
+    let shortened = 0;
+    for (const user of generateUsers(300, 3)) {
+      const ctx: EvaluationContext = { gateMemo: new Map(), decidingRuleOnly: true };
+      for (const { key, ref } of flags) {
+        const full = evaluateFlag(engine, ref, user).evaluation;
+        const lean = evaluateFlag(engine, ref, user, ctx).evaluation;
+        const { trail: fullTrail, delegate: fullDelegate, unsupported: fullUnsupported, ...fullRest } = full;
+        const { trail: leanTrail, delegate: leanDelegate, unsupported: leanUnsupported, ...leanRest } = lean;
+        expect({ key, ...leanRest }).toEqual({ key, ...fullRest });
+        expect(leanUnsupported?.condition.unsupported).toEqual(fullUnsupported?.condition.unsupported);
+        expect(leanDelegate?.ruleID).toEqual(fullDelegate?.ruleID);
+        // What OFREP reads: the deciding rule's outcome and bucket, or no rule when none decided.
+        const decided = full.reason === 'rule' || full.reason === 'unsupported';
+        const { conditions: _c, ...decider } = fullTrail.at(-1) ?? { conditions: [] };
+        if (decided) expect(leanTrail.map(({ conditions: _x, ...rest }) => rest)).toEqual([decider]);
+        else expect(leanTrail).toEqual([]);
+        expect(leanTrail.every((t) => t.conditions.length === 0)).toBe(true);
+        if (fullTrail.length > leanTrail.length) shortened += 1;
+      }
+    }
+    expect(shortened).toBeGreaterThan(0);
+  });
+});
