@@ -5,7 +5,7 @@ import { AuthenticationError, InputError, NotAllowedError, type FieldError } fro
 import type { Actor } from '../permissions.js';
 import type { QueryParam } from './route-catalog.js';
 
-/** Largest page a list returns; documented in the README and the OpenAPI document. */
+/** Largest page a list returns; documented in docs/api.md and the OpenAPI document. */
 export const MAX_PAGE_SIZE = 1000;
 export const DEFAULT_PAGE_SIZE = 100;
 
