@@ -18,7 +18,7 @@ import {
 } from './common.js';
 import { DynamicConfigRuleSchema, RuleResponseShape } from './rule.js';
 
-/** Writable fields of a dynamic config (spec endpoints 2 and 3). */
+/** Writable fields of a dynamic config (the bodies of POST and PATCH /dynamic_configs/{id}). */
 const fields = {
   name: EntityNameSchema,
   description: DescriptionSchema,

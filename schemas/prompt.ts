@@ -15,7 +15,7 @@ import {
 } from './common.js';
 
 /**
- * An AI config (prompt). It is identified by its name: the create body has no id (spec endpoint 7),
+ * An AI config (prompt). It is identified by its name: the create body (POST /prompts) has no id,
  * the response's `id` equals the name, the item path is /prompts/{name} and the config-repo file is
  * prompts/<name>.yaml. The name is fixed once created.
  */
