@@ -76,7 +76,7 @@ export const HoldoutUpdateSchema = HoldoutWritableSchema.partial()
 
 export const HoldoutPatchSchema = HoldoutWritableSchema.partial().meta({
   id: 'HoldoutPartialUpdate',
-  description: 'Body of PATCH /holdouts/{id} (spec endpoint 9): only the supplied fields change.',
+  description: 'Body of PATCH /holdouts/{id}: only the supplied fields change.',
 });
 
 export const HoldoutSchema = z

@@ -47,7 +47,7 @@ export const PromptCreateSchema = z
   .strictObject({ name: IdentifyingNameSchema.describe('Name of the AI config; identifies it (id = name) and cannot change.'), ...fields })
   .partial()
   .required({ name: true })
-  .meta({ id: 'PromptCreate', description: 'Body of POST /prompts (spec endpoint 7).' });
+  .meta({ id: 'PromptCreate', description: 'Body of POST /prompts.' });
 
 export const PromptPatchSchema = PromptWritableSchema.partial().meta({
   id: 'PromptPartialUpdate',
