@@ -104,7 +104,7 @@ export function openStore(db: string, options: { durability?: Durability; onErro
   return openSqliteStore(db, undefined, { durability: options.durability });
 }
 
-/** How long a webhook delivery lease lasts: a few retries of the window, at most 5 s (the spec's 2 minutes). */
+/** How long a webhook delivery lease lasts: a few retries of the window, at most 5 s (of the default 2-minute window). */
 function deliveryLeaseMs(webhookTimeoutMs: number): number {
   return Math.min(5000, Math.max(200, Math.round(webhookTimeoutMs / 8)));
 }

@@ -36,7 +36,7 @@ describeSchemaCases('AssignmentSourceUpdateSchema', AssignmentSourceUpdateSchema
   { label: 'no experimentIDColumn', path: 'experimentIDColumn', value: REMOVE, property: 'experimentIDColumn' },
 ]);
 
-describeSchemaCases('AssignmentSourcePatchSchema (spec endpoint 8)', AssignmentSourcePatchSchema, { scheduledReloadHour: null, dryRun: false }, [
+describeSchemaCases('AssignmentSourcePatchSchema (PATCH /experiments/assignment_source/{name})', AssignmentSourcePatchSchema, { scheduledReloadHour: null, dryRun: false }, [
   { label: 'scheduledReloadHour 23.5', path: 'scheduledReloadHour', value: 23.5, property: 'scheduledReloadHour' },
   { label: 'empty groupIDColumn', path: 'groupIDColumn', value: '', property: 'groupIDColumn' },
 ]);

@@ -89,7 +89,7 @@ export const AssignmentSourceUpdateSchema = AssignmentSourceWritableSchema.exten
 
 export const AssignmentSourcePatchSchema = AssignmentSourceWritableSchema.extend(DryRunShape)
   .partial()
-  .meta({ id: 'AssignmentSourcePartialUpdate', description: 'Body of PATCH /experiments/assignment_source/{name} (spec endpoint 8): only the supplied fields change; dryRun validates only.' });
+  .meta({ id: 'AssignmentSourcePartialUpdate', description: 'Body of PATCH /experiments/assignment_source/{name}: only the supplied fields change; dryRun validates only.' });
 
 export const AssignmentSourceSchema = z
   .strictObject({

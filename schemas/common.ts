@@ -1,5 +1,5 @@
 /**
- * Shared atoms of the entity schemas. Every limit of the spec lives here once; entity files combine them.
+ * Shared atoms of the entity schemas. Every limit of the reference API lives here once; entity files combine them.
  */
 import { z } from 'zod';
 import { nonFiniteUnionError } from './json-value.js';
@@ -139,9 +139,9 @@ type NullToOptional<S> = S extends z.ZodNullable<infer I> ? z.ZodOptional<I> : S
 export type ResponseShape<T extends z.ZodRawShape, K extends keyof T> = { [P in keyof T]: P extends K ? T[P] : NullToOptional<T[P]> };
 
 /**
- * The response form of writable fields. Requests may send null to clear a field; where the spec
+ * The response form of writable fields. Requests may send null to clear a field; where the reference API
  * types the field without null, a response then leaves it out instead of sending null. `nullable`
- * names the fields the spec types "| null", which keep their null.
+ * names the fields the reference API types nullable, which keep their null.
  */
 export function responseShape<T extends z.ZodRawShape, K extends keyof T = never>(shape: T, nullable: readonly K[] = []): ResponseShape<T, K> {
   const out: Record<string, unknown> = {};

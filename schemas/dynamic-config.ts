@@ -18,7 +18,7 @@ import {
 } from './common.js';
 import { DynamicConfigRuleSchema, RuleResponseShape } from './rule.js';
 
-/** Writable fields of a dynamic config (spec endpoints 2 and 3). */
+/** Writable fields of a dynamic config (the bodies of POST and PATCH /dynamic_configs/{id}). */
 const fields = {
   name: EntityNameSchema,
   description: DescriptionSchema,
@@ -65,15 +65,15 @@ export const DynamicConfigCreateSchema = z
   })
   .partial()
   .required({ name: true })
-  .meta({ id: 'DynamicConfigCreate', description: 'Body of POST /dynamic_configs (spec endpoint 4).' });
+  .meta({ id: 'DynamicConfigCreate', description: 'Body of POST /dynamic_configs.' });
 
 export const DynamicConfigUpdateSchema = DynamicConfigWritableSchema.partial()
   .required({ isEnabled: true, description: true, rules: true })
-  .meta({ id: 'DynamicConfigFullUpdate', description: 'Body of POST /dynamic_configs/{id} (spec endpoint 2).' });
+  .meta({ id: 'DynamicConfigFullUpdate', description: 'Body of POST /dynamic_configs/{id}: a full update.' });
 
 export const DynamicConfigPatchSchema = DynamicConfigWritableSchema.partial().meta({
   id: 'DynamicConfigPartialUpdate',
-  description: 'Body of PATCH /dynamic_configs/{id} (spec endpoint 3): only the supplied fields change.',
+  description: 'Body of PATCH /dynamic_configs/{id}: only the supplied fields change.',
 });
 
 export const DynamicConfigSchema = z

@@ -1,5 +1,5 @@
 /**
- * Experiments: every field of the spec's "Experiment version" section. Writable fields are accepted
+ * Experiments: every field of the reference API's experiment version. Writable fields are accepted
  * by create, full update and patch (and in experiments/<id>.yaml); the lifecycle fields (status,
  * start/end/decision times, decisionReason, launchedGroupID) are set by the start, make_decision and
  * abandon actions; the rest of the response is computed. Which writable fields may still change once

@@ -70,7 +70,7 @@ export const GateOverridesChangeSchema = z
 /** A gate without overrides. */
 export const NO_GATE_OVERRIDES = { passingUserIDs: [], failingUserIDs: [], passingCustomIDs: [], failingCustomIDs: [], environmentOverrides: [] };
 
-/** Writable fields of a gate (spec endpoint 5 body). */
+/** Writable fields of a gate (the body of PATCH /gates/{id}). */
 const fields = {
   name: EntityNameSchema,
   description: DescriptionSchema,

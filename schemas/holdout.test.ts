@@ -29,7 +29,7 @@ describeSchemaCases('HoldoutUpdateSchema', HoldoutUpdateSchema, full, [
   { label: 'no isGlobal', path: 'isGlobal', value: REMOVE, property: 'isGlobal' },
 ]);
 
-describeSchemaCases('HoldoutPatchSchema (spec endpoint 9)', HoldoutPatchSchema, { passPercentage: 0 }, [
+describeSchemaCases('HoldoutPatchSchema (PATCH /holdouts/{id})', HoldoutPatchSchema, { passPercentage: 0 }, [
   { label: 'passPercentage 11', path: 'passPercentage', value: 11, property: 'passPercentage' },
   { label: 'targetingGateID as a number', path: 'targetingGateID', value: 1, property: 'targetingGateID' },
   { label: 'monitoring metric without a name', path: 'monitoringMetrics', value: [{ type: 'x' }], property: 'monitoringMetrics[0].name' },

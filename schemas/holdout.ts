@@ -24,7 +24,7 @@ export const HoldoutPercentageSchema = z
 
 const idList = (what: string) => z.array(z.string().min(1, 'must not be empty')).describe(`Ids of the ${what} the holdout applies to; each must exist.`);
 
-/** Writable fields of a holdout (spec endpoint 9 body, plus name and the common metadata). */
+/** Writable fields of a holdout (the body of PATCH /holdouts/{id}, plus name and the common metadata). */
 const fields = {
   name: EntityNameSchema,
   description: DescriptionSchema,
@@ -76,7 +76,7 @@ export const HoldoutUpdateSchema = HoldoutWritableSchema.partial()
 
 export const HoldoutPatchSchema = HoldoutWritableSchema.partial().meta({
   id: 'HoldoutPartialUpdate',
-  description: 'Body of PATCH /holdouts/{id} (spec endpoint 9): only the supplied fields change.',
+  description: 'Body of PATCH /holdouts/{id}: only the supplied fields change.',
 });
 
 export const HoldoutSchema = z

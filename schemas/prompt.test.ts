@@ -5,7 +5,7 @@ import { PROMPT_DEFAULTS, PromptCreateSchema, PromptPatchSchema, PromptSchema, P
 
 const base = { name: 'support bot', displayName: 'Support Bot', description: 'd', targetApps: ['web'], team: 't', teamID: 'i', tags: ['x'], creatorID: null, creatorEmail: null, owner: null };
 
-describeSchemaCases('PromptCreateSchema (spec endpoint 7)', PromptCreateSchema, base, [
+describeSchemaCases('PromptCreateSchema (POST /prompts)', PromptCreateSchema, base, [
   { label: 'no name', path: 'name', value: REMOVE, property: 'name' },
   { label: 'name of 2 characters', path: 'name', value: 'ab', property: 'name' },
   { label: 'name of 101 characters', path: 'name', value: 'x'.repeat(101), property: 'name' },

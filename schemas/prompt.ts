@@ -15,7 +15,7 @@ import {
 } from './common.js';
 
 /**
- * An AI config (prompt). It is identified by its name: the create body has no id (spec endpoint 7),
+ * An AI config (prompt). It is identified by its name: the create body (POST /prompts) has no id,
  * the response's `id` equals the name, the item path is /prompts/{name} and the config-repo file is
  * prompts/<name>.yaml. The name is fixed once created.
  */
@@ -47,7 +47,7 @@ export const PromptCreateSchema = z
   .strictObject({ name: IdentifyingNameSchema.describe('Name of the AI config; identifies it (id = name) and cannot change.'), ...fields })
   .partial()
   .required({ name: true })
-  .meta({ id: 'PromptCreate', description: 'Body of POST /prompts (spec endpoint 7).' });
+  .meta({ id: 'PromptCreate', description: 'Body of POST /prompts.' });
 
 export const PromptPatchSchema = PromptWritableSchema.partial().meta({
   id: 'PromptPartialUpdate',

@@ -10,7 +10,7 @@ export type ReviewAction = (typeof REVIEW_ACTIONS)[number];
 export const REVIEWABLE_KINDS = ['gate', 'dynamic_config', 'segment', 'experiment'] as const;
 
 /**
- * Review states. The first three and the webhook states are the spec's; `canceled` (by the
+ * Review states. The first three and the webhook states are the reference API's; `canceled` (by the
  * submitter) and `stale` (the entity changed after review, so the approval no longer binds) are ours.
  */
 export const REVIEW_STATUSES = [
@@ -31,7 +31,7 @@ export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
 export const FINAL_REVIEW_STATUSES: readonly ReviewStatus[] = ['rejected', 'canceled', 'committed', 'stale'];
 export const OPEN_REVIEW_STATUSES: readonly ReviewStatus[] = REVIEW_STATUSES.filter((s) => !FINAL_REVIEW_STATUSES.includes(s));
 
-/** Title users see while a change waits for the customer's system (spec: "Change review and pre-commit validation"). */
+/** Title users see while a change waits for the customer's system (docs/design.md, "The reviews protocol"). */
 export const PENDING_VALIDATION_TITLE = 'Changes to this config have been reviewed and are pending validation';
 
 export const ReviewSubmitSchema = z

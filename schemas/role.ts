@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { RoleNameSchema } from './key.js';
 
-/** Permissions a role may hold. `bypass_precommit_webhook` is the spec's "Bypass Pre-commit Webhook". */
+/** Permissions a role may hold. `bypass_precommit_webhook` is the reference API's "Bypass Pre-commit Webhook". */
 export const PERMISSIONS = [
   'read',
   'write',

@@ -31,7 +31,7 @@ const ConditionResponseSchema = z.strictObject(responseShape(ConditionSchema.sha
 
 /**
  * What every rule of a response carries beyond its request fields: its ids (always set), the
- * rollout lists, and no null where the spec types none (environments left out means all).
+ * rollout lists, and no null where the reference API types none (environments left out means all).
  */
 export const RuleResponseShape = {
   ...responseShape(ruleBase),

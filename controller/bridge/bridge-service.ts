@@ -4,7 +4,7 @@ import { InputError, NotFoundError, UpstreamError } from '../errors.js';
 import { appliedCommitOf } from './applied-commit.js';
 
 /**
- * The pre-commit webhook payload of the spec ("Events"). It is a notification: it says which review
+ * The pre-commit webhook payload (docs/design.md, "The reviews protocol"). It is a notification: it says which review
  * to judge, and the bridge judges the review the console holds, never the configs the payload carries.
  */
 export interface PrecommitPayload {
@@ -62,7 +62,7 @@ export interface ReviewReader {
   review(reviewID: string): Promise<ReviewFacts>;
 }
 
-/** Answers the console through its change-validation endpoint (spec endpoint 10). */
+/** Answers the console through its change-validation endpoint (`POST /console/v1/change_validation`). */
 export interface ChangeValidationClient {
   progress(reviewID: string, message: string): Promise<void>;
   decide(reviewID: string, validated: boolean, message: string, debugLinks: string[]): Promise<void>;

@@ -48,7 +48,6 @@ export function buildBridgeApp(deps: { service: BridgeService; webhookKey: strin
     void deps.service.handle(payload).catch((error: unknown) => request.log.error({ err: error, review: escapeControl(payload.review_id) }, 'bridge decision failed'));
     return reply.status(202).send({ message: 'Received; the decision follows through change_validation.', reviewID: payload.review_id });
   });
-  app.get('/health', async () => ({ status: 'ok' }));
   // The readiness signal scripts wait on, as the console's.
   app.get('/healthz', async () => ({ status: 'ok' }));
   return app;

@@ -203,7 +203,6 @@ export function buildConsoleApp(deps: ConsoleAppDeps): FastifyInstance {
 
   let openApi: unknown;
   app.get('/openapi.json', async () => (openApi ??= buildOpenApiDocument(catalog, deps.publicUrl())));
-  app.get('/health', async () => ({ status: 'ok' }));
   registerHealthRoutes(app, { store: deps.store, isClosing: () => closing, metrics });
   registerWebRoutes(app);
   return app;

@@ -73,7 +73,7 @@ function describeAjv(errors: ErrorObject[] | null | undefined): string {
 }
 
 /**
- * Rules of DESIGN §3 for a dynamic config that a zod schema can't express: JSON5 twins agree, the
+ * Rules of docs/design.md ("Entities and endpoints") for a dynamic config that a zod schema can't express: JSON5 twins agree, the
  * `schema` is valid JSON Schema 2020-12, and the default value and every rule's and variant's return
  * value satisfy it. Pure: used by the console and by `flagops validate` alike.
  */

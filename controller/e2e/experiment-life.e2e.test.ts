@@ -1,7 +1,7 @@
 /**
  * One experiment's whole life over real HTTP: the compiled CLI (`flagops serve`) on 127.0.0.1:0 with
  * a temporary SQLite file, driven with fetch. Create, start, patch, ship via make_decision, then read
- * the version list (spec endpoint 1) page by page, following the pagination links, and again after a
+ * the version list (`GET /experiments/{id}/versions`) page by page, following the pagination links, and again after a
  * restart on the same file. Needs `npm run build` first (`npm test` does it).
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';

@@ -1,10 +1,10 @@
 /**
- * The README's shell blocks, read from README.md when the test runs, each pasted whole into a fresh
- * bash at the root of this checkout (where `npx flagops` resolves to the built CLI, as on a fresh
- * clone). Only the ports change, to free ones, so the blocks can run beside anything else.
+ * The shell blocks of the README and of every page in docs/, read when the test runs, each pasted whole
+ * into a fresh bash at the root of this checkout (where `npx flagops` resolves to the built CLI, as on a
+ * fresh clone). Only the ports change, to free ones, so the blocks can run beside anything else.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,12 +15,13 @@ import { freshShellEnv } from '../test-support/fresh-shell-env.js';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 interface Block {
+  /** `<file> › <heading>`: the page and the heading the block stands under. */
   heading: string;
   code: string;
 }
 
-/** Every ```sh block of the README with the heading it stands under. */
-function shellBlocks(markdown: string): Block[] {
+/** Every ```sh block of a page with the heading it stands under. */
+function shellBlocks(file: string, markdown: string): Block[] {
   const blocks: Block[] = [];
   let heading = '';
   const lines = markdown.split('\n');
@@ -30,16 +31,18 @@ function shellBlocks(markdown: string): Block[] {
     if (line.trim() !== '```sh') continue;
     const code: string[] = [];
     for (i++; i < lines.length && lines[i]!.trim() !== '```'; i++) code.push(lines[i]!);
-    blocks.push({ heading, code: `${code.join('\n')}\n` });
+    blocks.push({ heading: `${file} › ${heading}`, code: `${code.join('\n')}\n` });
   }
   return blocks;
 }
 
 /**
  * Blocks that are not pasted-and-run examples: `npm start` runs until Ctrl-C (up.e2e.test.ts and
- * up-watch.e2e.test.ts run it) and `npm test` is the gate this test belongs to.
+ * up-watch.e2e.test.ts run it) and `npm test` is the gate this test belongs to; the completion block
+ * writes into the user's shell setup (cli-completion.test.ts checks the scripts); the SDK-key block is
+ * a fragment that needs a running console and a key (evaluation e2e tests create SDK keys).
  */
-const NOT_RUN = new Set(['The two commands']);
+const NOT_RUN = new Set(['README.md › The two commands', 'docs/cli.md › Shell completion', 'docs/evaluation.md › SDK keys']);
 
 function freePort(): Promise<number> {
   return new Promise((done, fail) => {
@@ -97,15 +100,21 @@ async function runBlock(code: string, timeoutMs: number): Promise<Ran> {
   return { code: exit, output };
 }
 
-const blocks = shellBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+/** The README and every page of docs/: a block moved between them stays covered. */
+const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+const blocks = PAGES.flatMap((page) => shellBlocks(page, readFileSync(join(ROOT, page), 'utf8')));
 
 /** What each block must show besides exiting 0. */
 const EXPECTED: Record<string, RegExp[]> = {
-  'A quick tour of the console with curl': [/flagops console listening on/, /"id":"new_checkout"/, /"key":"console-/, /did you mean 'rules'\?/],
-  'The full loop, step by step': [/flagops console listening on/, /flagops bridge listening on/, /valid/, /No changes/],
+  'docs/api.md › A tour with curl': [/flagops console listening on/, /"id":"new_checkout"/, /"key":"console-/, /did you mean 'rules'\?/],
+  'README.md › A five-minute tour': [/flagops console listening on/, /flagops bridge listening on/, /valid/, /No changes/],
 };
 
-describe('README.md shell blocks', () => {
+describe('shell blocks of README.md and docs/', () => {
+  it('README.md fits on a screen or two: at most 200 lines, the rest in docs/', () => {
+    expect(readFileSync(join(ROOT, 'README.md'), 'utf8').trimEnd().split('\n').length).toBeLessThanOrEqual(200);
+  });
+
   it('has the blocks this test knows', () => {
     expect(blocks.map((b) => b.heading)).toEqual(expect.arrayContaining([...NOT_RUN, ...Object.keys(EXPECTED)]));
   });

@@ -1,9 +1,10 @@
 /**
- * The response fields spec/console-api.md lists, with the type it gives each, and a checker: every
- * listed field present with that type, `null` only where the spec writes "| null" / "nullable".
+ * The response fields the reference API lists for its own endpoints (docs/design.md, "Entities and
+ * endpoints"), with the type it gives each, and a checker: every listed field present with that type,
+ * `null` only where the reference types the field nullable.
  */
 
-/** A type as the spec writes it. `?` after a type: the spec allows the field to be absent (not set). */
+/** A type as the reference API writes it. */
 export type SpecType = 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'string[]' | 'integer[]' | 'object[]' | 'string|null' | 'number|null' | `enum:${string}`;
 
 export type SpecTable = Readonly<Record<string, SpecType>>;
@@ -27,7 +28,7 @@ function matches(type: SpecType, value: unknown): boolean {
 
 /**
  * Where `value` departs from the table: a missing field (unless named in `mayBeAbsent`), a value of
- * another type, or a null the spec has no room for. `where` prefixes each problem.
+ * another type, or a null the reference has no room for. `where` prefixes each problem.
  */
 export function specProblems(value: unknown, table: SpecTable, where: string, mayBeAbsent: readonly string[] = []): string[] {
   if (typeof value !== 'object' || value === null) return [`${where} is ${JSON.stringify(value)}, not an object`];
@@ -45,8 +46,8 @@ export function specProblems(value: unknown, table: SpecTable, where: string, ma
 export const ENVELOPE: SpecTable = { message: 'string' };
 
 /**
- * Pagination object. nextPage and previousPage are null where there is no such page (DESIGN §2; the
- * reference types them nullable), where the spec writes string.
+ * Pagination object. nextPage and previousPage are null where there is no such page (docs/design.md,
+ * "HTTP conventions"), though the reference API's field table writes string.
  */
 export const PAGINATION: SpecTable = { itemsPerPage: 'number', pageNumber: 'number', nextPage: 'string|null', previousPage: 'string|null', totalItems: 'number', all: 'string' };
 
@@ -56,7 +57,7 @@ export const CONDITION: SpecTable = { type: 'string', operator: 'string', field:
 
 export const ROLLOUT: SpecTable = { passPercent: 'number', time: 'number' };
 
-/** A gate rule's fields are "not shown" by the spec; it carries what every rule does. */
+/** The reference API does not list a gate rule's fields; it carries what every rule does. */
 export const RULE: SpecTable = {
   name: 'string',
   conditions: 'object[]',
@@ -215,7 +216,7 @@ export const HOLDOUT: SpecTable = {
 
 const typed = (type: SpecType, fields: string): Record<string, SpecType> => Object.fromEntries(fields.split(/\s+/).filter(Boolean).map((f) => [f, type]));
 
-/** Experiment version (endpoint 1): the spec types every field, none of them nullable. */
+/** Experiment version (`GET /experiments/{id}/versions`): the reference types every field, none of them nullable. */
 export const EXPERIMENT: SpecTable = {
   ...typed(
     'string',

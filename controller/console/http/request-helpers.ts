@@ -5,7 +5,7 @@ import { AuthenticationError, InputError, NotAllowedError, type FieldError } fro
 import type { Actor } from '../permissions.js';
 import type { QueryParam } from './route-catalog.js';
 
-/** Largest page a list returns; documented in the README and the OpenAPI document. */
+/** Largest page a list returns; documented in docs/api.md and the OpenAPI document. */
 export const MAX_PAGE_SIZE = 1000;
 export const DEFAULT_PAGE_SIZE = 100;
 
@@ -96,7 +96,7 @@ export function pagination(path: string, query: Record<string, unknown>, paging:
 }
 
 /**
- * A boolean flag (`dryRun`): absent is false; otherwise exactly a boolean, the spec's type: `true` or
+ * A boolean flag (`dryRun`): absent is false; otherwise exactly a boolean, the reference API's type: `true` or
  * `false` in a query, JSON's true or false in a body. Anything else, an empty `?dryRun=` included,
  * is a 400: a flag read as false by mistake would write for real.
  */

@@ -1,7 +1,7 @@
 /**
  * A client that trickles its request is cut off: the whole request (headers and body) must arrive
  * within the request timeout, else 408 in the API's envelope and the connection is closed. The
- * defaults are what the README documents.
+ * defaults are what docs/api.md documents.
  */
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';

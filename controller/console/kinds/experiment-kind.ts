@@ -30,8 +30,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * - setup: every writable field.
  * - active: all but the fields below, which would reassign units mid-experiment; of the groups only
  *   description, disabled, highlighted and foreignGroupID may change. Allocation, targeting, metrics,
- *   analysis settings and metadata stay writable (the spec's update_allocation and
- *   update_experiment_settings changes of an ongoing experiment).
+ *   analysis settings and metadata stay writable (changes of an ongoing experiment, of change type
+ *   update_allocation or update_experiment_settings).
  * - decision_made, abandoned: additionally the groups, allocation and targeting are final; metadata,
  *   metrics and analysis settings stay writable.
  */

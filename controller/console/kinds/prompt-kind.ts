@@ -5,7 +5,7 @@ import { hasTag } from './list-filters.js';
 
 /**
  * AI configs (prompts in paths). Keyed by name: the response's `id` is the name, the item path
- * /prompts/{name}. Create (spec endpoint 7), list, read and patch; no full update and no delete, as in
+ * /prompts/{name}. Create (`POST /prompts`), list, read and patch; no full update and no delete, as in
  * the reference.
  */
 export const promptKind: KindDef = {

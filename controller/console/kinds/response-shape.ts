@@ -110,7 +110,7 @@ function conform(shape: Shape, value: unknown, owned = false): unknown {
 }
 
 /**
- * A response in the shape its schema declares: a null where the schema (the spec) types no null
+ * A response in the shape its schema declares: a null where the schema (after the reference API) types no null
  * is left out — the field is simply not set — and a list or object the schema requires but the
  * stored record lacks (a rule's rollouts, a group's parameterValues) is there, empty. Copies only
  * what changes, so frozen cached records stay untouched.

@@ -80,7 +80,7 @@ function submitterActor(email: string): Actor {
 }
 
 /**
- * The review workflow (DESIGN §4): submit → approve → commit, with the pre-commit webhook between
+ * The review workflow (docs/design.md, "The reviews protocol"): submit → approve → commit, with the pre-commit webhook between
  * approval and commit when it is configured and the change type triggers it. Changes are validated
  * by EntityService.prepare at submission and written by EntityService.write at commit, inside one
  * store transaction together with the review's new status: there is no second write path.
@@ -465,7 +465,7 @@ export class ReviewService {
     });
   }
 
-  // ---- change validation (spec endpoint 10) ----------------------------------------------------
+  // ---- change validation (POST /change_validation) ------------------------------------------------
 
   /**
    * A decision or a progress message from the customer's system. Repeating the decision a review

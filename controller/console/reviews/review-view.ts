@@ -18,7 +18,7 @@ export function reviewForViewer<T extends { validation: { lastError: string | nu
 
 /**
  * A stored review as the API shows it. While it is pending validation, `validation.title` is the
- * spec's "Changes to this config have been reviewed and are pending validation", shown with the
+ * reference API's "Changes to this config have been reviewed and are pending validation", shown with the
  * company-level initial message and the latest review-specific message.
  */
 export function reviewView(review: ReviewRecord, context: { initialMessage: string; isStale: boolean }): Review {

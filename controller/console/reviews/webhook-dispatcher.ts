@@ -17,7 +17,7 @@ export interface RetryPolicy {
 const clamp = (value: number, min: number, max: number): number => Math.min(max, Math.max(min, Math.round(value)));
 
 /**
- * Backoff scaled to the validation window: 250 ms doubling to 10 s for the spec's 2 minutes, and
+ * Backoff scaled to the validation window: 250 ms doubling to 10 s for the default 2-minute window, and
  * proportionally faster for the short windows tests use, so a few retries always fit.
  */
 export function retryPolicyFor(windowMs: number): RetryPolicy {

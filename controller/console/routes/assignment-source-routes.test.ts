@@ -16,7 +16,7 @@ const ITEM = '/console/v1/experiments/assignment_source';
 describe('assignment sources', () => {
   it('creates under /experiments/assignment_sources (201) with every writable field defaulted', async () => {
     const data = (await ok(c, 'POST', LIST, SOURCE_BODY, 201))['data'] as Body;
-    // Unset owner and groupNameColumn are left out (the spec types them without null); team stays null.
+    // Unset owner and groupNameColumn are left out (the reference API types them without null); team stays null.
     const { owner: _o, groupNameColumn: _g, ...defaults } = ASSIGNMENT_SOURCE_DEFAULTS;
     expect(data).toMatchObject({ ...defaults, ...SOURCE_BODY, version: 1, permalink: 'http://console.test/console/v1/experiments/assignment_source/warehouse' });
     expect(data).not.toHaveProperty('owner');
@@ -33,12 +33,12 @@ describe('assignment sources', () => {
     expect(((await ok(c, 'GET', `${LIST}?tags=x`))['data'] as Body[]).map((s) => s['name'])).toEqual(['second']);
   });
 
-  it('spec endpoint 8: PATCH /experiments/assignment_source/{name} changes only the supplied fields', async () => {
+  it('PATCH /experiments/assignment_source/{name} changes only the supplied fields', async () => {
     await ok(c, 'POST', LIST, SOURCE_BODY, 201);
     const res = await ok(c, 'PATCH', `${ITEM}/warehouse`, { description: 'nightly', isVerified: true, scheduledReloadHour: 23, groupNameColumn: 'group_name' });
     expect(Object.keys(res).sort()).toEqual(['data', 'message']);
     const data = res['data'] as Body;
-    // The spec's response fields of an assignment source.
+    // The reference API's response fields of an assignment source.
     for (const field of ['name', 'description', 'tags', 'sql', 'timestampColumn', 'groupIDColumn', 'experimentIDColumn', 'idTypeMapping']) expect(data, field).toHaveProperty(field);
     expect(data).toMatchObject({ ...SOURCE_BODY, description: 'nightly', isVerified: true, scheduledReloadHour: 23, groupNameColumn: 'group_name', version: 2 });
     const all = { tags: ['t'], timestampColumn: 'at', experimentIDColumn: 'exp', groupIDColumn: 'g', idTypeMapping: [{ statsigUnitID: 'stableID', column: 'sid' }], isReadOnly: true, owner: { ownerName: 'A' }, team: 'data', teamID: 'd1', scheduledReloadHour: null };

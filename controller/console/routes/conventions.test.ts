@@ -1,5 +1,5 @@
 /**
- * The HTTP conventions of DESIGN §2 that hold for every /console/v1 endpoint: envelope, status codes,
+ * The HTTP conventions (docs/design.md, "HTTP conventions") that hold for every /console/v1 endpoint: envelope, status codes,
  * error body, body size and content type, malformed JSON, hidden internals, If-Match, transactions,
  * and the OpenAPI document generated from the zod schemas.
  */

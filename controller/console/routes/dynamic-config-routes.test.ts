@@ -32,7 +32,7 @@ async function read(id: string): Promise<Body> {
 const errorsOf = (res: { json(): unknown }): { property: string; errorMessage: string }[] => (res.json() as { errors?: { property: string; errorMessage: string }[] }).errors ?? [];
 
 describe('dynamic configs', () => {
-  it('creates a config (spec endpoint 4) with defaults and the response-only fields', async () => {
+  it('creates a config (POST /dynamic_configs) with defaults and the response-only fields', async () => {
     const config = await create({ name: 'Pricing page', defaultValue: { size: 1 } });
     expect(config).toMatchObject({
       id: 'pricing_page',
@@ -65,7 +65,7 @@ describe('dynamic configs', () => {
     expect(res.json().data.isTemplate).toBe(true);
   });
 
-  describe('JSON5 twins (DESIGN §3: either one alone is enough; both must agree)', () => {
+  describe('JSON5 twins (docs/design.md: either one alone is enough; both must agree)', () => {
     it('derives defaultValue from defaultValueJson5 alone and keeps the JSON5 text with its comments', async () => {
       const json5 = "{\n  // how many\n  size: 3,\n  label: 'three',\n}";
       const config = await create({ name: 'json5 config', defaultValueJson5: json5 });
@@ -209,7 +209,7 @@ describe('dynamic configs', () => {
     });
   });
 
-  describe('full update (spec endpoint 2) and partial update (spec endpoint 3)', () => {
+  describe('full update (POST /dynamic_configs/{id}) and partial update (PATCH /dynamic_configs/{id})', () => {
     const full: Body = {
       name: 'config',
       description: 'the config',
@@ -252,7 +252,7 @@ describe('dynamic configs', () => {
       const res = await c.call('PATCH', `${BASE}/cfg`, { [field]: value });
       expect(res.statusCode, res.body).toBe(200);
       const after = res.json().data as Body;
-      // A cleared owner is left out of responses (the spec types it without null).
+      // A cleared owner is left out of responses (the reference API types it without null).
       expect(after[field] ?? null).toEqual(value);
       const rest = (config: Body): Body => {
         const { [field]: _changed, version: _v, lastModifiedTime: _t, ...others } = config;

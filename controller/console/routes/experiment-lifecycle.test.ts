@@ -149,7 +149,7 @@ describe('what may change once an experiment has started', () => {
   it.each(writableWhileActive)('an active experiment may change its %s', async (_label, patch) => {
     await experimentIn('active');
     const res = await ok(env.c, 'PATCH', `${BASE}/exp`, patch);
-    // A field cleared with null is left out of the response (the spec types no experiment field nullable).
+    // A field cleared with null is left out of the response (the reference API types no experiment field nullable).
     const set = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== null));
     expect(res['data']).toMatchObject({ ...set, groups: expect.any(Array), status: 'active', version: 3 });
     for (const [field, v] of Object.entries(patch)) if (v === null) expect(res['data']).not.toHaveProperty(field);

@@ -9,7 +9,7 @@ const env = useExperimentConsole(NOW);
 
 const BASE = '/console/v1/experiments';
 
-/** Every spec field has the spec's type, never null; those named in `unset` may be left out instead. */
+/** Every reference field has the reference API's type, never null; those named in `unset` may be left out instead. */
 function assertSpecTypes(experiment: Body, unset: readonly string[] = []): void {
   const groups = Array.isArray(experiment['groups']) ? (experiment['groups'] as Body[]) : [];
   const problems = [
@@ -36,7 +36,7 @@ describe('experiments: create, read, list', () => {
     expect(created['creatorEmail']).toBe('admin@localhost');
     expect(created).not.toHaveProperty('owner');
     expect(ExperimentSchema.safeParse(created).success).toBe(true);
-    // Left at their defaults, these fields are not set and left out; everything else has the spec's type.
+    // Left at their defaults, these fields are not set and left out; everything else has the reference API's type.
     assertSpecTypes(created, EXPERIMENT_UNSET_FIELDS);
   });
 
@@ -144,7 +144,7 @@ describe('experiments: full update, patch, delete', () => {
   });
 });
 
-describe('experiment versions (spec endpoint 1)', () => {
+describe('experiment versions (GET /experiments/{id}/versions)', () => {
   async function experimentWithFiveVersions(): Promise<void> {
     await createExperiment(env.c, { name: 'one' });
     for (const hypothesis of ['a', 'b', 'c']) {

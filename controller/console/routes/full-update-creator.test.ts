@@ -45,7 +45,7 @@ describe.each(KINDS)('a full update of $kind', ({ kind, create, update }) => {
     expect(updated.statusCode, updated.body).toBe(200);
     const data = updated.json().data as Body;
     expect(data['creatorID']).toBe('u-8');
-    // Experiments leave out a field that is not set (the spec types none of theirs as nullable).
+    // Experiments leave out a field that is not set (the reference API types none of theirs as nullable).
     expect(data['creatorEmail'] ?? null).toBeNull();
   });
 });

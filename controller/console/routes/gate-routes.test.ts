@@ -53,7 +53,7 @@ describe('gates', () => {
         targetApps: [],
         creatorID: 'admin@localhost',
         creatorEmail: 'admin@localhost',
-        // owner is not set: left out (the spec types it without null; "the owner may be undefined").
+        // owner is not set: left out (the reference API types it without null; "the owner may be undefined").
         team: null,
         teamID: null,
         measureMetricLifts: false,
@@ -210,7 +210,7 @@ describe('gates', () => {
     });
   });
 
-  describe('partial update (PATCH /gates/{id}, spec endpoint 5)', () => {
+  describe('partial update (PATCH /gates/{id})', () => {
     const full: Body = {
       name: 'checkout',
       description: 'the checkout',
@@ -291,7 +291,7 @@ describe('gates', () => {
     });
   });
 
-  describe('lifecycle actions (PUT /gates/{id}/<action>, spec endpoint 6)', () => {
+  describe('lifecycle actions (PUT /gates/{id}/<action>)', () => {
     const put = async (action: string): Promise<{ status: number; gate: Body; message: string }> => {
       const res = await c.call('PUT', `/console/v1/gates/checkout/${action}`);
       return { status: res.statusCode, gate: res.json().data, message: res.json().message };

@@ -46,7 +46,7 @@ describe('holdouts', () => {
     expect((await c.call('GET', `${BASE}/one`)).json()).toEqual({ status: 404, message: 'Holdout not found.' });
   });
 
-  it('spec endpoint 9: PATCH changes only the supplied fields and returns the holdout', async () => {
+  it('PATCH /holdouts/{id} changes only the supplied fields and returns the holdout', async () => {
     await ok(c, 'POST', BASE, { name: 'one', description: 'keep', gateIDs: ['g_one'] }, 201);
     const res = await ok(c, 'PATCH', `${BASE}/one`, { passPercentage: 2.5, experimentIDs: ['exp_one'] });
     expect(Object.keys(res).sort()).toEqual(['data', 'message']);

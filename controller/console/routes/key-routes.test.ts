@@ -1,5 +1,5 @@
 /**
- * Authentication and authorization over HTTP (DESIGN §2, §3): SERVICE-API-KEY on every endpoint,
+ * Authentication and authorization over HTTP (docs/design.md, "HTTP conventions"; docs/keys-and-roles.md): SERVICE-API-KEY on every endpoint,
  * 401 for missing/unknown/deactivated/rotated-away keys, 403 for roles and scopes that lack the
  * permission, and the admin-only /keys and /roles endpoints.
  */

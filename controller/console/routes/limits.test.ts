@@ -1,5 +1,5 @@
 /**
- * The spec's Limits table, row by row, at both edges of every range: values just inside are
+ * The reference API's limits (docs/design.md, "Entities and endpoints"), row by row, at both edges of every range: values just inside are
  * accepted, values just outside are a 400 naming the property and change nothing. (The 2-minute
  * webhook response time belongs to the review tests.)
  */
@@ -53,7 +53,7 @@ const LIMITS: Limit[] = [
   { limit: 'assignment source scheduledReloadHour integer 0–23', property: 'scheduledReloadHour', accepted: [0, 23, null], rejected: [-1, 24, 12.5], send: (t, v) => t.call('PATCH', '/console/v1/experiments/assignment_source/warehouse', { scheduledReloadHour: v }) },
 ];
 
-describe('the spec Limits table', () => {
+describe('the reference API\'s limits (docs/design.md, "Entities and endpoints")', () => {
   it.each(LIMITS)('$limit: accepts the edges', async (limit) => {
     for (const value of limit.accepted) {
       const res = await limit.send(c, value);

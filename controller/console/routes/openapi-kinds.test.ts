@@ -100,7 +100,7 @@ describe.each(ALL_KINDS.map((def) => [def.kind, def] as const))('OpenAPI: %s', (
   });
 });
 
-describe('OpenAPI: the spec endpoints of this issue', () => {
+describe('OpenAPI: the reference API\'s endpoints of the kinds', () => {
   it.each([
     ['get', '/console/v1/experiments/{id}/versions', undefined],
     ['post', '/console/v1/prompts', 'PromptCreate'],

@@ -1,5 +1,5 @@
 /**
- * List pagination (DESIGN §2): page/limit defaults, the 1000 cap, bad values, and nextPage /
+ * List pagination (docs/design.md, "HTTP conventions"): page/limit defaults, the 1000 cap, bad values, and nextPage /
  * previousPage links that keep the request's filters.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -13,7 +13,7 @@ afterEach(() => c.close());
 const BASE = '/console/v1/prompts';
 
 describe('AI configs (prompts)', () => {
-  it('spec endpoint 7: POST /prompts with only a name → 201, the prompt object with an integer version and no owner', async () => {
+  it('POST /prompts with only a name → 201, the prompt object with an integer version and no owner', async () => {
     const res = await c.call('POST', BASE, { name: 'support bot' });
     expect(res.statusCode).toBe(201);
     expect(Object.keys(res.json()).sort()).toEqual(['data', 'message']);
@@ -32,7 +32,7 @@ describe('AI configs (prompts)', () => {
       lastModifierName: 'admin@localhost',
       permalink: 'http://console.test/console/v1/prompts/support%20bot',
     });
-    // Not set, and typed without null by the spec: left out.
+    // Not set, and typed without null by the reference API: left out.
     for (const field of ['displayName', 'team', 'teamID', 'owner']) expect(data, field).not.toHaveProperty(field);
     expect(Number.isInteger(data['version'])).toBe(true);
     expect(typeof data['createdTime']).toBe('number');

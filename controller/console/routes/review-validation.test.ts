@@ -1,5 +1,5 @@
 /**
- * Every transition of the spec's "Change review and pre-commit validation" table, and every
+ * Every transition of the review states (docs/design.md, "The reviews protocol"), and every
  * refusal of the commit and change_validation endpoints, through app.inject with a real receiver on
  * 127.0.0.1:0.
  */
@@ -36,7 +36,7 @@ const validate = (body: Record<string, unknown>, key = validator) => c.call('POS
 const gateVersion = async () => (await c.call('GET', '/console/v1/gates/checkout')).json().data.version as number;
 
 describe('approved → pending validation (commit with a webhook)', () => {
-  it('sends the webhook with the key header and the spec payload, and shows the pending title and messages', async () => {
+  it('sends the webhook with the key header and the reference payload, and shows the pending title and messages', async () => {
     const id = await pendingValidation();
     const hook = await receiver.waitFor((h) => h.body['review_id'] === id);
     expect(hook.headers['x-service-webhook-key']).toBe(KEY);

@@ -1,6 +1,6 @@
 /**
- * The spec's ten endpoints answer every response field spec/console-api.md lists for them, each with
- * the type the spec gives it, and `null` only where the spec writes "| null" — with every field set,
+ * The reference API's ten endpoints (docs/design.md, "Entities and endpoints") answer every response
+ * field the reference lists for them, each with the type it gives it, and `null` only where it types the field nullable — with every field set,
  * and with as few set as the endpoint allows (unset fields are then left out, never null).
  */
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -109,7 +109,7 @@ describe('endpoints 2, 3 and 4: dynamic configs', () => {
     expect(specProblems(data['owner'], OWNER, 'data.owner')).toEqual([]);
   });
 
-  it('4. create with only a name: no null where the spec has none (owner and defaultValueJson5 left out)', async () => {
+  it('4. create with only a name: no null where the reference has none (owner and defaultValueJson5 left out)', async () => {
     const data = await dataOf('POST', '/console/v1/dynamic_configs', { name: 'bare config' });
     expect(specProblems(data, DYNAMIC_CONFIG, 'data', ['owner', 'defaultValueJson5'])).toEqual([]);
     expect(data).not.toHaveProperty('owner');
@@ -169,7 +169,7 @@ describe('endpoints 5 and 6: gates', () => {
     expect(specProblems(data['owner'], OWNER, 'data.owner')).toEqual([]);
   });
 
-  it('6. enable: the gate object; a gate made with only a name has no null where the spec has none', async () => {
+  it('6. enable: the gate object; a gate made with only a name has no null where the reference has none', async () => {
     await call('POST', '/console/v1/gates', { name: 'bare gate', rules: [{ name: 'all', passPercentage: 10, conditions: [{ type: 'public' }] }] });
     const data = await dataOf('PUT', '/console/v1/gates/bare_gate/enable');
     expect(data['isEnabled']).toBe(true);
@@ -271,7 +271,7 @@ describe('reviews and the pre-commit webhook show configs in the read format', (
     }
   });
 
-  it("an experiment review's oldConfig/newConfig: no null where the spec has none", async () => {
+  it("an experiment review's oldConfig/newConfig: no null where the reference has none", async () => {
     await call('POST', '/console/v1/experiments', { name: 'bare experiment' });
     const review = (await call('POST', '/console/v1/experiments/bare_experiment/reviews', { change: { hypothesis: 'h' } }, env.bob))['data'] as Body;
     for (const where of ['oldConfig', 'newConfig']) {

@@ -60,7 +60,6 @@ describe('web routes', () => {
       expect(noKey.statusCode).toBe(401);
       expect((await c.app.inject({ url: '/console/v1/no_such_route' })).statusCode).not.toBe(200);
       expect((await c.app.inject({ url: '/openapi.json' })).json()).toMatchObject({ openapi: '3.1.0' });
-      expect((await c.app.inject({ url: '/health' })).json()).toEqual({ status: 'ok' });
       expect((await c.app.inject({ url: '/healthz' })).json()).toEqual({ status: 'ok' });
       const unknown = await c.app.inject({ url: '/no/such/page' });
       expect(unknown.statusCode).toBe(404);

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 
 /**
  * Client routes of the web console: each answers with the page, which then shows the route. Listed
- * one by one rather than a catch-all, so every other path (the API, /openapi.json, /health*, a
+ * one by one rather than a catch-all, so every other path (the API, /openapi.json, /healthz, a
  * typo) keeps its own answer and 404.
  */
 export const WEB_PAGE_ROUTES = ['/', '/docs', '/audit', '/entities/*', '/reviews', '/reviews/*', '/admin', '/admin/*'] as const;

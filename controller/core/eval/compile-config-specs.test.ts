@@ -32,7 +32,7 @@ const EMPTY: CompileSource = { gates: [], dynamicConfigs: [], segments: [], expe
 const users = (n: number, prefix = 'u'): StatsigUser[] => Array.from({ length: n }, (_, i) => ({ userID: `${prefix}${i}` }));
 const publicRule = (id: string, passPercentage = 100, extra: JsonObject = {}): JsonObject => ({ id, name: id, passPercentage, conditions: [{ type: 'public' }], ...extra });
 
-/** The bucketing of DESIGN §8, computed independently of both the compiler and the SDK. */
+/** The bucketing docs/design.md describes ("Evaluation"), computed independently of both the compiler and the SDK. */
 function bucket(input: string, of: number): number {
   return Number(createHash('sha256').update(input).digest().readBigUInt64BE(0) % BigInt(of));
 }

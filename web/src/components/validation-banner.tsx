@@ -13,7 +13,7 @@ function headline(review: Review): string {
 }
 
 /**
- * The spec's pending-validation banner: title, the company-level initial message and the
+ * The pending-validation banner (docs/design.md, "The reviews protocol"): title, the company-level initial message and the
  * review-specific message, with the receiver's debug links. It is a live region, so screen readers
  * hear the receiver's progress messages as the long poll brings them.
  */
