@@ -1,5 +1,5 @@
 /**
- * Baseline for bench:ofrep: a bare Fastify app whose one POST route parses a JSON body and answers
+ * Baseline for bench:eval (OFREP): a bare Fastify app whose one POST route parses a JSON body and answers
  * fixed bytes (the same the console answers), so the ratio measures the console's own work.
  *
  *   node --import tsx bench/bare-post-server.ts <payload-file> [status]

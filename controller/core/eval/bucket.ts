@@ -12,15 +12,26 @@ const RULE_BUCKETS = 10000;
 const USER_BUCKETS = 1000;
 
 /**
- * The first 8 bytes of sha256(input), big-endian, modulo `modulus` (≤ 2²¹ keeps every step exact).
- * Not cached: a bulk evaluation meets each input once, and a cache of inputs costs more (a map of
- * long strings the garbage collector walks) than the one-shot hash it saves on a repeat.
+ * Hashing is the hot path of every percentage rule: buckets are kept per input (bounded, as the SDK
+ * keeps its hashes), as plain numbers so the cache costs the garbage collector little.
  */
+const CACHE_LIMIT = 100000;
+const caches = new Map<number, Map<string, number>>();
+
+/** The first 8 bytes of sha256(input), big-endian, modulo `modulus` (≤ 2²¹ keeps every step exact). */
 export function hashModulo(input: string, modulus: number): number {
+  let cache = caches.get(modulus);
+  if (cache === undefined) caches.set(modulus, (cache = new Map()));
+  const known = cache.get(input);
+  if (known !== undefined) return known;
+  // One-shot hashing: no Hash object per call.
   const digest = hash('sha256', input, 'buffer');
   const hi = digest.readUInt32BE(0);
   const lo = digest.readUInt32BE(4);
-  return (((hi % modulus) * (TWO_POW_32 % modulus)) + lo) % modulus;
+  const bucket = (((hi % modulus) * (TWO_POW_32 % modulus)) + lo) % modulus;
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(input, bucket);
+  return bucket;
 }
 
 /** The bucket (0–9999) a rule's pass percentage is compared with: `passes = bucket < passPercentage × 100`. */

@@ -1,0 +1,102 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ChildProcesses } from '../child-processes.js';
+import { median } from '../console-bench-helpers.js';
+import type { BenchRow } from './bench-row.js';
+import { inParallel, measureAutocannon } from './measure-autocannon.js';
+
+type Api = (base: string, method: string, path: string, body?: unknown) => Promise<Record<string, unknown>>;
+
+export interface OfrepSectionOptions {
+  root: string;
+  dir: string;
+  children: ChildProcesses;
+  api: Api;
+  adminKey: string;
+  flags: number;
+  rounds: number;
+  /** Bulk requests timed one after another, each for a new context. */
+  bulkRequests: number;
+  run: { connections: number; duration: number; warmup: number };
+}
+
+/**
+ * OpenFeature (OFREP) evaluation on `flagops serve` (SQLite file), against bare Fastify POST routes
+ * answering the same bytes:
+ * - single evaluation POST /ofrep/v1/evaluate/flags/{key} / bare route: ≥ 0.8;
+ * - bulk evaluation of `flags` flags for one user (a new context each time): p99 ≤ 10 ms;
+ * - bulk with If-None-Match (304) / bare route answering 304: ≥ 0.9.
+ * Ratios are medians of rounds alternating between the two.
+ */
+export async function ofrepSection(o: OfrepSectionOptions): Promise<BenchRow[]> {
+  const { root, dir, children, api } = o;
+  const console_ = await children.start([join(root, 'bin', 'flagops.js'), 'serve', '--port', '0', '--db', join(dir, 'ofrep.db')], { FLAGOPS_BOOTSTRAP_KEY: o.adminKey }, /listening on (http:\/\/\S+)/);
+  const base = console_.url;
+  process.stderr.write(`creating ${o.flags} flags (gates with a segment, e-mail, country and percentage rules; every tenth a dynamic config)...\n`);
+  await api(base, 'POST', '/console/v1/segments', { id: 'staff', name: 'staff', type: 'rule_based', rules: [{ name: 'acme', passPercentage: 100, conditions: [{ type: 'email', operator: 'str_ends_with_any', targetValue: ['@acme.example'] }] }] });
+  await inParallel(o.flags, 8, (i) =>
+    i % 10 === 9
+      ? api(base, 'POST', '/console/v1/dynamic_configs', { id: `config_${i}`, name: `config ${i}`, defaultValue: { limit: 10 }, rules: [{ name: 'staff', passPercentage: 100, conditions: [{ type: 'passes_segment', targetValue: ['staff'] }], returnValue: { limit: 100 } }] })
+      : api(base, 'POST', '/console/v1/gates', {
+          id: `gate_${i}`,
+          name: `gate ${i}`,
+          rules: [
+            { name: 'staff', passPercentage: 100, conditions: [{ type: 'passes_segment', targetValue: ['staff'] }] },
+            { name: 'email', passPercentage: 100, conditions: [{ type: 'email', operator: 'str_ends_with_any', targetValue: ['@partner.example'] }] },
+            { name: 'country', passPercentage: 50, conditions: [{ type: 'country', operator: 'any', targetValue: ['DE', 'FR'] }] },
+            { name: 'rollout', passPercentage: 20, conditions: [{ type: 'public' }] },
+          ],
+        }),
+  );
+  const key = String(((await api(base, 'POST', '/console/v1/keys', { description: 'bench', type: 'SERVER' }))['data'] as Record<string, unknown>)['key']);
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
+  const body = JSON.stringify({ context: { targetingKey: 'user-42', email: 'bob@other.example', country: 'DE', plan: 'gold' } });
+  const singleUrl = `${base}/ofrep/v1/evaluate/flags/gate_1`;
+  const bulkUrl = `${base}/ofrep/v1/evaluate/flags`;
+  const single = await fetch(singleUrl, { method: 'POST', headers, body });
+  const singleBody = await single.text();
+  if (single.status !== 200) throw new Error(`single evaluation answered ${single.status}: ${singleBody}`);
+  const bulk = await fetch(bulkUrl, { method: 'POST', headers, body });
+  const bulkBody = await bulk.text();
+  const etag = bulk.headers.get('etag') ?? '';
+  const flagCount = (JSON.parse(bulkBody) as { flags: unknown[] }).flags.length;
+  if (bulk.status !== 200 || flagCount < o.flags) throw new Error(`bulk answered ${bulk.status} with ${flagCount} flags`);
+  const notModified = await fetch(bulkUrl, { method: 'POST', headers: { ...headers, 'if-none-match': etag }, body });
+  if (notModified.status !== 304) throw new Error(`If-None-Match answered ${notModified.status}`);
+
+  const singleFile = join(dir, 'ofrep-single.json');
+  writeFileSync(singleFile, singleBody);
+  const bareSingle = await children.start(['--import', 'tsx', join(root, 'bench', 'bare-post-server.ts'), singleFile], {}, /listening on (http:\/\/\S+)/);
+  const bare304 = await children.start(['--import', 'tsx', join(root, 'bench', 'bare-post-server.ts'), singleFile, '304'], {}, /listening on (http:\/\/\S+)/);
+
+  const singleRatios: number[] = [];
+  const notModifiedRatios: number[] = [];
+  let failed = 0;
+  for (let round = 1; round <= o.rounds; round++) {
+    const a = await measureAutocannon(`round ${round} bare route`, { url: `${bareSingle.url}/bare`, method: 'POST', headers, body }, o.run);
+    const b = await measureAutocannon(`round ${round} OFREP single`, { url: singleUrl, method: 'POST', headers, body }, o.run);
+    singleRatios.push(b.rps / a.rps);
+    const c = await measureAutocannon(`round ${round} bare 304`, { url: `${bare304.url}/bare`, method: 'POST', headers, body }, o.run, true);
+    const d = await measureAutocannon(`round ${round} OFREP bulk 304`, { url: bulkUrl, method: 'POST', headers: { ...headers, 'if-none-match': etag }, body }, o.run, true);
+    notModifiedRatios.push(d.rps / c.rps);
+    failed += b.failed + d.failed;
+  }
+  // Bulk latency for one user at a time, each request a new context (nothing kept answers it).
+  const latencies: number[] = [];
+  for (let i = 0; i < o.bulkRequests; i++) {
+    const t0 = performance.now();
+    const res = await fetch(bulkUrl, { method: 'POST', headers, body: JSON.stringify({ context: { targetingKey: `user-${i}`, email: 'bob@other.example', country: i % 2 ? 'DE' : 'US' } }) });
+    await res.text();
+    latencies.push(performance.now() - t0);
+  }
+  latencies.sort((x, y) => x - y);
+  const p99 = latencies[Math.floor(latencies.length * 0.99)] ?? NaN;
+  const singleRatio = median(singleRatios);
+  const nmRatio = median(notModifiedRatios);
+  const rounds = (xs: number[]): string => `(rounds ${xs.map((r) => r.toFixed(2)).join(', ')})`;
+  return [
+    { section: 'ofrep', measure: 'single evaluation / bare route', figure: `${singleRatio.toFixed(2)} ${rounds(singleRatios)}${failed > 0 ? `, ${failed} failed` : ''}`, target: '≥ 0.8', ok: singleRatio >= 0.8 && failed === 0 },
+    { section: 'ofrep', measure: `bulk, ${flagCount} flags for one user (a new context each, ${o.bulkRequests} requests)`, figure: `p99 ${p99.toFixed(1)} ms, median ${median(latencies).toFixed(1)} ms`, target: 'p99 ≤ 10 ms', ok: p99 <= 10 },
+    { section: 'ofrep', measure: 'bulk 304 (If-None-Match) / bare 304', figure: `${nmRatio.toFixed(2)} ${rounds(notModifiedRatios)}`, target: '≥ 0.9', ok: nmRatio >= 0.9 },
+  ];
+}
