@@ -69,6 +69,9 @@ function checkCase(
       const property = e.property === '(body)' ? at : `${at}.${e.property}`;
       issue(property, e.errorMessage, e.errorMessage.startsWith('is not a known field') ? 'key' : undefined);
     }
+    // Every problem at once: the entity of a case with a typo elsewhere is still checked.
+    const entity = isObject(item) ? item['entity'] : undefined;
+    if (typeof entity === 'string' && !parsed.errors.some((e) => e.property === 'entity')) checkEntity(entity, `${at}.entity`, context, issue);
     return undefined;
   }
   const test = parsed.value;
@@ -80,12 +83,7 @@ function checkCase(
   const [folder = '', id = ''] = test.entity.split('/');
   // The schema admits only the folders of flag kinds.
   const kind = KIND_OF_FOLDER.get(folder) ?? 'gate';
-  if (!context.declared.includes(test.entity)) {
-    const flags = context.declared.filter((ref) => FLAG_TEST_FOLDERS.some((f) => ref.startsWith(`${f}/`)));
-    // A typo of the id, or the right id under another kind (gates/pricing for dynamic_configs/pricing).
-    const named = didYouMean(test.entity, flags) ?? flags.find((ref) => ref.endsWith(`/${id}`));
-    fail(`${at}.entity`, `names no entity of the repository: no file declares ${test.entity}${named ? ` (did you mean '${named}'?)` : ''}`);
-  }
+  checkEntity(test.entity, `${at}.entity`, context, fail);
   if (test.environment !== undefined && context.environments !== undefined && !context.environments.includes(test.environment)) {
     const suggestion = didYouMean(test.environment, context.environments);
     fail(`${at}.environment`, `'${test.environment}' is not an environment of flagops.yaml (${context.environments.join(', ')})${suggestion ? ` (did you mean '${suggestion}'?)` : ''}`);
@@ -105,6 +103,15 @@ function checkCase(
     } else checkExpect(kind, expect.value.value, `${at}.expect.value`, fail);
   }
   return ok ? { test, kind, id } : undefined;
+}
+
+/** A case names an entity some file declares; else the closest flag, or the same id under another kind (gates/pricing for dynamic_configs/pricing). */
+function checkEntity(entity: string, property: string, context: FlagTestContext, fail: (property: string, message: string) => void): void {
+  if (context.declared.includes(entity)) return;
+  const flags = context.declared.filter((ref) => FLAG_TEST_FOLDERS.some((f) => ref.startsWith(`${f}/`)));
+  const id = entity.slice(entity.indexOf('/') + 1);
+  const named = didYouMean(entity, flags) ?? flags.find((ref) => ref.endsWith(`/${id}`));
+  fail(property, `names no entity of the repository: no file declares ${entity}${named ? ` (did you mean '${named}'?)` : ''}`);
 }
 
 /** The expect of one answer must fit the kind: a gate's boolean, else an object (an experiment's group a text). */
