@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -107,5 +107,16 @@ describe('flagops validate runs the flag tests', () => {
     const run = await flagops(['validate', exampleWith('- name: x\n  entity: gates/dark_mode\n  user: {userID: u}\n  expect: true\n  extra: 1\n'), '--format', 'json']);
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout)).toMatchObject({ valid: false, diagnostics: [{ file: 'tests/extra.yaml', line: 5, column: 3, property: '[0].extra', code: 'flag-test', severity: 'error' }] });
+  });
+
+  it('reads test files as entity files: a link out of the repository and a file over the size limit are refused', async () => {
+    const dir = exampleWith('- name: x\n  entity: gates/dark_mode\n  user: {userID: u}\n  expect: true\n');
+    symlinkSync('/etc/hostname', join(dir, 'tests/outside.yaml'));
+    writeFileSync(join(dir, 'tests/big.yaml'), `- name: big\n  entity: gates/dark_mode\n  user: {userID: u, custom: {pad: '${'x'.repeat(300_000)}'}}\n  expect: true\n`);
+    const run = await flagops(['validate', dir, '--format', 'json', '--max-file-size', '100KiB']);
+    expect(run.code).toBe(1);
+    const diagnostics = (JSON.parse(run.stdout) as { diagnostics: { file: string; message: string }[] }).diagnostics;
+    expect(diagnostics.find((d) => d.file === 'tests/outside.yaml')?.message).toMatch(/symbolic link to a location outside the repository; not read/);
+    expect(diagnostics.find((d) => d.file === 'tests/big.yaml')?.message).toMatch(/bytes/);
   });
 });
