@@ -6,15 +6,16 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { buildJsonSchemaFiles } from './json-schemas.js';
 import { ENTITY_SCHEMAS } from './index.js';
+import { FLAG_TESTS_FOLDER } from './flag-test.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const REPOS = ['examples/config-repo', 'config-repo-template'];
 const MODELINE = /^# yaml-language-server: \$schema=(\S+)\n/;
 
-/** Every YAML file of a config repository: flagops.yaml and the files of the kind folders. */
+/** Every YAML file of a config repository: flagops.yaml, the files of the kind folders and the flag tests. */
 function yamlFiles(repo: string): string[] {
   const files = [join(repo, 'flagops.yaml')];
-  for (const { folder } of ENTITY_SCHEMAS) {
+  for (const folder of [...ENTITY_SCHEMAS.map((e) => e.folder), FLAG_TESTS_FOLDER]) {
     const dir = join(repo, folder);
     if (existsSync(dir)) files.push(...readdirSync(dir).filter((f) => f.endsWith('.yaml')).map((f) => join(dir, f)));
   }

@@ -34,6 +34,8 @@ describe('flagops completion bash', () => {
     expect(bashOffers(stdout, ['flagops', 'validate', '--fo'])).toEqual(['--format']);
     expect(bashOffers(stdout, ['flagops', 'validate', '--format', ''])).toEqual(['text', 'json', 'sarif']);
     expect(bashOffers(stdout, ['flagops', 'fmt', '--'])).toEqual(['--check', '--help']);
+    expect(bashOffers(stdout, ['flagops', 'te'])).toEqual(['test']);
+    expect(bashOffers(stdout, ['flagops', 'test', '--format', ''])).toEqual(['text', 'json']);
     expect(bashOffers(stdout, ['flagops', 'plan', '--detailed'])).toEqual(['--detailed-exitcode']);
     // A value the usage does not list is left to bash's own (file) completion.
     expect(bashOffers(stdout, ['flagops', 'plan', '--console', ''])).toEqual([]);

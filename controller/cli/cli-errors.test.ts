@@ -155,7 +155,7 @@ describe('the command registry', () => {
       const command = await loadCommand(source);
       expect({ name: command.name, summary: command.summary }).toEqual({ name: source.name, summary: source.summary });
     }
-    expect(COMMANDS.filter(isLazy).map((c) => c.name)).toEqual(['up', 'serve', 'keys', 'validate', 'plan', 'apply', 'eval', 'export', 'watch', 'bridge']);
+    expect(COMMANDS.filter(isLazy).map((c) => c.name)).toEqual(['up', 'serve', 'keys', 'validate', 'plan', 'apply', 'eval', 'test', 'export', 'watch', 'bridge']);
   });
 
   it('shows a command\'s usage with --help and with flagops help NAME', async () => {

@@ -35,6 +35,7 @@ export const COMMANDS: readonly CommandSource[] = [
   { name: 'apply', summary: 'Apply the config repository: review submissions, approval, validation, commit', load: async () => (await import('./apply-command.js')).applyCommand },
   statusCommand,
   { name: 'eval', summary: 'Evaluate a flag for a user: the value, the deciding rule and why earlier rules did not match', load: async () => (await import('./eval-command.js')).evalCommand },
+  { name: 'test', summary: "Run the repository's flag tests (tests/*.yaml) with the evaluation engine (exit 1 on a failure)", load: async () => (await import('./test-command.js')).testCommand },
   fmtCommand,
   { name: 'export', summary: 'Write every live console entity as canonical YAML files', load: async () => (await import('./export-command.js')).exportCommand },
   { name: 'watch', summary: 'Revalidate and replan on every save; --apply reconciles continuously', load: async () => (await import('./watch-command.js')).watchCommand },

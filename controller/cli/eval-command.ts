@@ -1,9 +1,7 @@
 import { EvalUserSchema, type EvaluationResult } from '../../schemas/evaluation.js';
-import { compileConfigSpecs } from '../core/eval/compile-config-specs.js';
-import { compileSourceOfFiles } from '../core/eval/compile-source-of-files.js';
-import { SpecEvaluator } from '../core/eval/evaluate-spec.js';
 import { explain, renderExplanation, type ExplainedEvaluation } from '../core/eval/explain.js';
-import { evaluateFlag, FlagIndex } from '../core/eval/flag-keys.js';
+import { FilesEvaluator } from '../core/eval/files-evaluator.js';
+import { evaluateFlag } from '../core/eval/flag-keys.js';
 import { parseWith } from '../core/zod-errors.js';
 import { engineCapabilities } from '../console/evaluation/engine-capabilities.js';
 import { InputError, NotFoundError } from '../errors.js';
@@ -64,13 +62,13 @@ ${READ_OPTIONS_USAGE}`,
         io.stderr(renderDiagnosticsText(repo.diagnostics.filter((d) => d.severity === 'error'), summarize(repo.diagnostics, repo.fileCount, repo.entities.length)));
         return 1;
       }
-      const specs = compileConfigSpecs(compileSourceOfFiles(repo.entities), { environments: environment !== null ? [environment] : [], targetApps: [], time: 0 });
-      const found = new FlagIndex(specs).lookup(flag);
+      const { index, evaluator } = new FilesEvaluator(repo.entities, engineCapabilities()).in(environment);
+      const found = index.lookup(flag);
       if ('error' in found) {
         if (found.error === 'not_found') throw new NotFoundError(`${found.message} (in ${dir})`);
         throw new InputError('Ambiguous flag.', [{ property: 'FLAG', errorMessage: found.message }]);
       }
-      const { evaluation, value } = evaluateFlag(new SpecEvaluator(specs, engineCapabilities()), found.found, user);
+      const { evaluation, value } = evaluateFlag(evaluator, found.found, user);
       result = explain(flag, found.found, environment, evaluation, value);
     }
     io.stdout(format === 'json' ? `${JSON.stringify(result, null, 2)}\n` : renderExplanation(result as ExplainedEvaluation));

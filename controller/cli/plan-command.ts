@@ -1,5 +1,6 @@
 import { renderPlanJson } from '../core/render-plan-json.js';
-import { renderPlanMarkdown } from '../core/render-plan-markdown.js';
+import { MARKDOWN_BUDGET, renderPlanMarkdown } from '../core/render-plan-markdown.js';
+import { renderFlagTestsMarkdown } from '../core/render-flag-tests.js';
 import { renderPlanText } from '../core/render-plan-text.js';
 import { formatDiagnostic } from '../core/render-diagnostics.js';
 import { InputError } from '../errors.js';
@@ -10,6 +11,7 @@ import { FsRepoReader } from '../source/fs-repo-reader.js';
 import { GitRepoReader } from '../source/git-source.js';
 import { readRepoConfig } from '../source/load-repo.js';
 import { booleanOption, stringOption, type Command } from './command.js';
+import { runRepoFlagTests } from './run-repo-flag-tests.js';
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { gitCommitOf } from '../source/git-worktree-state.js';
@@ -26,7 +28,8 @@ export const planCommand: Command = {
   names, default FLAGOPS_API_KEY).
   --base REF compares the repository at --head REF (default: the working tree) with REF instead,
   without a console: a pull-request preview.
-  --format markdown is a pull-request comment; --format json is the contract of docs/plan-json.md.
+  --format markdown is a pull-request comment (with the flag tests' result); --format json is the
+  contract of docs/plan-json.md.
   --prune plans deletes of live entities without a file that carry the managed tag (flagops.yaml prune).
   --target KIND/ID (repeatable, e.g. gates/new_checkout) plans only those entities and says what it skips.
   --out FILE saves the plan against the console, with the commit, each config file's hash and each
@@ -78,7 +81,13 @@ ${READ_OPTIONS_USAGE}
     }
     for (const d of result.repo.diagnostics) io.stderr(`${formatDiagnostic(d)}\n`);
     const { plan } = result;
-    io.stdout(format === 'json' ? renderPlanJson(plan) : format === 'markdown' ? renderPlanMarkdown(plan) : renderPlanText(plan, { color: colorFor(io) }));
+    io.stdout(format === 'json' ? renderPlanJson(plan) : format === 'markdown' ? planComment(plan, result) : renderPlanText(plan, { color: colorFor(io) }));
     return booleanOption(args, 'detailed-exitcode') && plan.changes.length > 0 ? 2 : 0;
   },
 };
+
+/** The pull-request comment: the plan, then what the flag tests of the desired side say, within the comment's budget. */
+function planComment(plan: PlanResult['plan'], result: PlanResult): string {
+  const tests = renderFlagTestsMarkdown(runRepoFlagTests(result.repo));
+  return `${renderPlanMarkdown(plan, MARKDOWN_BUDGET - tests.length)}${tests}`;
+}

@@ -13,7 +13,7 @@ const ACTION_LABEL: Readonly<Record<PlanChange['action'], string>> = { create: '
 const t = (text: string): string => escapeControl(text, true);
 
 /** A code span: fenced by one backtick more than the longest run in the text, so none closes it early. */
-function code(text: string): string {
+export function code(text: string): string {
   const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
   const ticks = '`'.repeat(longest + 1);
   const pad = longest > 0 ? ' ' : '';
@@ -26,7 +26,7 @@ function html(text: string): string {
 }
 
 /** Text in a markdown paragraph (warnings): no emphasis, link, tag or table cell of its own. */
-function plain(text: string): string {
+export function plain(text: string): string {
   return t(text)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')

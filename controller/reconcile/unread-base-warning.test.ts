@@ -6,7 +6,7 @@ import { unreadBaseWarning } from './unread-base-warning.js';
 
 const error = (file: string, property = ''): Diagnostic => ({ file, property, message: 'is wrong', code: 'yaml', severity: 'error', line: 1, column: 1 });
 const gate = (id: string): RepoEntity => ({ folder: 'gates', kind: 'gate', id, file: `gates/${id}.yaml`, data: { id, name: id } });
-const base = (diagnostics: Diagnostic[], entities: RepoEntity[] = []): LoadedRepo => ({ label: 'git main', config: RepoConfigSchema.parse({}), entities, diagnostics, fileCount: entities.length });
+const base = (diagnostics: Diagnostic[], entities: RepoEntity[] = []): LoadedRepo => ({ label: 'git main', config: RepoConfigSchema.parse({}), entities, diagnostics, fileCount: entities.length, flagTests: [] });
 
 describe('unreadBaseWarning', () => {
   it('names each base file that declared nothing because it did not load, once', () => {

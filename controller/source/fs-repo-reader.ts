@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, realpathSync, type Dirent, type Stats } from 'node:fs';
 import { lstat, realpath, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
+import { FLAG_TESTS_FOLDER } from '../../schemas/flag-test.js';
 import { ENTITY_SCHEMAS } from '../../schemas/index.js';
 import { REPO_CONFIG_FILE, type ReadLimits } from '../../schemas/repo-config.js';
 import { InputError } from '../errors.js';
@@ -59,13 +60,17 @@ export class FsRepoReader implements RepoReader {
       throw new InputError(`Cannot read the config repository ${this.dir}: ${errnoOf(error)}.`);
     }
     const folders = new Set(ENTITY_SCHEMAS.map((e) => e.folder));
-    const listing: RepoListing = { files: [], ignored: [], otherFolders: [], kindFolders: [], problems: [] };
+    const listing: RepoListing = { files: [], testFiles: [], ignored: [], otherFolders: [], kindFolders: [], problems: [] };
     for (const entry of top) {
       if (entry.name === REPO_CONFIG_FILE) {
-        await this.admit(REPO_CONFIG_FILE, entry, root, listing);
+        await this.admit(REPO_CONFIG_FILE, entry, root, listing, listing.files);
         continue;
       }
       const isFolder = entry.isDirectory();
+      if (entry.name === FLAG_TESTS_FOLDER && isFolder) {
+        await this.listTests(root, listing);
+        continue;
+      }
       if (!folders.has(entry.name)) {
         if (isFolder) listing.otherFolders.push(entry.name);
         continue;
@@ -87,7 +92,7 @@ export class FsRepoReader implements RepoReader {
         // A regular file is listed as it is: only other entries need admit's checks (and its awaits).
         if (YAML_NAME.test(child.name)) {
           if (child.isFile()) listing.files.push(path);
-          else await this.admit(path, child, root, listing);
+          else await this.admit(path, child, root, listing, listing.files);
         }
         else if (child.isDirectory()) listing.ignored.push(path);
         // Other names are never read: the loader only warns about them.
@@ -95,6 +100,7 @@ export class FsRepoReader implements RepoReader {
       }
     }
     listing.files.sort();
+    listing.testFiles.sort();
     listing.ignored.sort();
     listing.otherFolders.sort();
     listing.kindFolders.sort();
@@ -102,11 +108,28 @@ export class FsRepoReader implements RepoReader {
     return listing;
   }
 
+  /** The YAML files directly inside `tests/`, under the same checks as entity files. */
+  private async listTests(root: string, listing: RepoListing): Promise<void> {
+    let children;
+    try {
+      children = readdirSync(join(this.dir, FLAG_TESTS_FOLDER), { withFileTypes: true });
+    } catch (error) {
+      listing.problems.push({ path: FLAG_TESTS_FOLDER, message: `cannot be listed: ${errnoOf(error)}` });
+      return;
+    }
+    for (const child of children) {
+      if (!YAML_NAME.test(child.name)) continue;
+      const path = `${FLAG_TESTS_FOLDER}/${child.name}`;
+      if (child.isFile()) listing.testFiles.push(path);
+      else await this.admit(path, child, root, listing, listing.testFiles);
+    }
+  }
+
   /**
-   * Lists a file the loader will read, or records why it won't: only a regular file, or a link that
+   * Lists a file the loader will read (into `into`), or records why it won't: only a regular file, or a link that
    * resolves to a regular file inside the repository. Decided from lstat/stat alone, never by opening.
    */
-  private async admit(path: string, entry: Dirent, root: string, listing: RepoListing): Promise<void> {
+  private async admit(path: string, entry: Dirent, root: string, listing: RepoListing, into: string[]): Promise<void> {
     const full = join(this.dir, path);
     let type: Dirent | Stats = entry;
     try {
@@ -115,7 +138,7 @@ export class FsRepoReader implements RepoReader {
         type = await lstat(full);
       }
       if (type.isFile()) {
-        listing.files.push(path);
+        into.push(path);
         return;
       }
       if (!type.isSymbolicLink()) {
@@ -135,7 +158,7 @@ export class FsRepoReader implements RepoReader {
         return;
       }
       const resolved = await stat(target);
-      if (resolved.isFile()) listing.files.push(path);
+      if (resolved.isFile()) into.push(path);
       else listing.problems.push({ path, message: `is a symbolic link to ${kindOf(resolved)}, not to a regular file; not read` });
     } catch (error) {
       listing.problems.push({ path, message: `cannot be inspected: ${errnoOf(error)}` });

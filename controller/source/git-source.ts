@@ -1,4 +1,5 @@
 import { simpleGit, type SimpleGit } from 'simple-git';
+import { FLAG_TESTS_FOLDER } from '../../schemas/flag-test.js';
 import { ENTITY_SCHEMAS } from '../../schemas/index.js';
 import { REPO_CONFIG_FILE, type ReadLimits } from '../../schemas/repo-config.js';
 import { InputError, UpstreamError } from '../errors.js';
@@ -10,6 +11,11 @@ import type { RepoListing, RepoProblem, RepoReadOptions, RepoReader } from './re
 const BATCH = 1000;
 
 const YAML_NAME = /\.ya?ml$/;
+
+/** Why a tree entry that is not a plain blob is not read. */
+function notAFile(mode: string, type: string): string {
+  return mode === '120000' ? 'is a symbolic link in git; links are not followed; not read' : `is a git ${type === 'commit' ? 'submodule' : type}, not a file; not read`;
+}
 
 interface Blob {
   sha: string;
@@ -70,7 +76,7 @@ export class GitRepoReader implements RepoReader {
       throw new UpstreamError(`git ls-tree ${this.commit.slice(0, 12)} failed: ${(error as Error).message.trim()}`);
     }
     const folders = new Set(ENTITY_SCHEMAS.map((e) => e.folder));
-    const listing: RepoListing = { files: [], ignored: [], otherFolders: [], kindFolders: [], problems: [] };
+    const listing: RepoListing = { files: [], testFiles: [], ignored: [], otherFolders: [], kindFolders: [], problems: [] };
     const ignored = new Set<string>();
     const other = new Set<string>();
     const kinds = new Set<string>();
@@ -83,6 +89,16 @@ export class GitRepoReader implements RepoReader {
       if (!fullPath.startsWith(this.prefix)) continue;
       const path = fullPath.slice(this.prefix.length);
       const parts = path.split('/');
+      if (parts[0] === FLAG_TESTS_FOLDER && parts.length > 1) {
+        // Flag tests: the YAML files directly inside tests/; anything else there is not the loader's.
+        if (parts.length !== 2 || !YAML_NAME.test(path)) continue;
+        if (type !== 'blob' || mode === '120000') listing.problems.push({ path, message: notAFile(mode, type) });
+        else {
+          listing.testFiles.push(path);
+          this.blobs.set(path, { sha, size: Number(size) });
+        }
+        continue;
+      }
       if (parts.length > 2 && folders.has(parts[0] ?? '')) {
         // git lists files, never folders: a folder inside a kind folder shows as the paths under it,
         // whatever they are. Named like an entity file, it is an error, as in the working tree.
@@ -95,7 +111,7 @@ export class GitRepoReader implements RepoReader {
       // What the loader would read: flagops.yaml, a kind folder itself, or a YAML file directly inside one.
       const wanted = parts.length === 1 ? path === REPO_CONFIG_FILE || folders.has(path) : parts.length === 2 && folders.has(parts[0] ?? '') && YAML_NAME.test(path);
       if (type !== 'blob' || mode === '120000') {
-        if (wanted) listing.problems.push({ path, message: mode === '120000' ? 'is a symbolic link in git; links are not followed; not read' : `is a git ${type === 'commit' ? 'submodule' : type}, not a file; not read` });
+        if (wanted) listing.problems.push({ path, message: notAFile(mode, type) });
         else if (parts.length > 1 && folders.has(parts[0] ?? '')) kinds.add(parts[0] ?? '');
         continue;
       }
@@ -116,6 +132,7 @@ export class GitRepoReader implements RepoReader {
     }
     for (const path of yamlFolders) listing.problems.push({ path, message: 'is a folder, not a regular file; not read' });
     listing.files.sort();
+    listing.testFiles.sort();
     listing.ignored = [...ignored].sort();
     listing.otherFolders = [...other].sort();
     listing.kindFolders = [...kinds].sort();

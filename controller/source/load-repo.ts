@@ -9,6 +9,8 @@ import { validateEntityFile } from '../core/validate-entity.js';
 import { parseWith } from '../core/zod-errors.js';
 import { InputError } from '../errors.js';
 import { parseYamlFile, type ParsedYamlFile } from './parse-yaml-file.js';
+import { loadFlagTests } from './load-flag-tests.js';
+import type { PlacedFlagTest } from '../core/eval/run-flag-tests.js';
 import { readerLimits, stopIfAborted, unreadableError } from './read-budget.js';
 import { problemDiagnostic } from './problem-diagnostic.js';
 import type { RepoListing, RepoReader } from './repo-reader.js';
@@ -25,6 +27,8 @@ export interface LoadedRepo {
   diagnostics: Diagnostic[];
   /** Number of entity files read. */
   fileCount: number;
+  /** The flag test cases of tests/*.yaml that passed their checks, ready to run. */
+  flagTests: PlacedFlagTest[];
 }
 
 export const hasErrors = (diagnostics: readonly Diagnostic[]): boolean => diagnostics.some((d) => d.severity === 'error');
@@ -34,6 +38,9 @@ const ENTITY_FILE = /^(.*)\.ya?ml$/;
 function compareDiagnostics(a: Diagnostic, b: Diagnostic): number {
   return a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column || (a.property < b.property ? -1 : a.property > b.property ? 1 : 0);
 }
+
+/** In the order `validate` prints them: by file, then position. */
+export const sortDiagnostics = (diagnostics: Diagnostic[]): Diagnostic[] => diagnostics.sort(compareDiagnostics);
 
 /** Parses and validates one entity file on its own (no cross-file rules): the unit apply and the bridge read. */
 export function loadEntityFile(path: string, text: string): { entity?: RepoEntity; diagnostics: Diagnostic[] } {
@@ -167,7 +174,8 @@ export async function loadRepo(reader: RepoReader): Promise<LoadedRepo> {
   issuesAt(configFile, configIssues);
 
   const entityPaths = listing.files.filter((path) => path !== REPO_CONFIG_FILE && ENTITY_FILE.test(path.split('/')[1] ?? ''));
-  const read = await reader.readWithin(entityPaths, readerLimits(reader.options, config.limits));
+  // Flag tests count against the same limits as the entity files.
+  const read = await reader.readWithin([...entityPaths, ...listing.testFiles], readerLimits(reader.options, config.limits));
   const texts = read.texts;
   for (const problem of read.problems) diagnostics.push(problemDiagnostic(problem));
 
@@ -240,6 +248,9 @@ export async function loadRepo(reader: RepoReader): Promise<LoadedRepo> {
     issuesAt(file, [issue]);
   }
   if (configFile) issuesAt(configFile, driftEntityIssues(REPO_CONFIG_FILE, config.drift.entities, declared));
+  const testTexts = new Map(listing.testFiles.flatMap((path) => (texts.has(path) ? [[path, texts.get(path) ?? '']] : [])));
+  const flagTests = loadFlagTests(testTexts, { declared: declared.map((e) => `${e.folder}/${e.id}`), environments: config.environments });
+  for (const d of flagTests.diagnostics) diagnostics.push(d);
   diagnostics.sort(compareDiagnostics);
-  return { label: reader.label, config, entities, diagnostics, fileCount };
+  return { label: reader.label, config, entities, diagnostics, fileCount, flagTests: flagTests.tests };
 }

@@ -10,6 +10,8 @@ import type { ReadLimits } from '../../schemas/repo-config.js';
 export interface RepoListing {
   /** Repository-relative posix paths of flagops.yaml (when present) and of every file directly inside a kind folder. */
   files: string[];
+  /** Repository-relative paths of the flag test files: YAML files directly inside `tests/`. */
+  testFiles: string[];
   /** Paths of things the layout doesn't expect: folders inside kind folders. */
   ignored: string[];
   /** Top-level folders that are not kind folders (to suggest a kind folder for a typo). */

@@ -58,13 +58,18 @@ function trailLines(trail: Evaluation['trail'], indent: string): string[] {
   return lines;
 }
 
+/** What decided the answer, in words: `rule staff [3kGp…]`, `no rule matched (default value)`. */
+export function decidedBy(e: Pick<ExplainedEvaluation, 'reason' | 'ruleID' | 'ruleName' | 'groupName' | 'experiment' | 'unsupported'>): string {
+  if (e.reason === 'unsupported') return `rule ${e.unsupported?.ruleName ?? e.ruleID}, which the engine cannot evaluate (${e.unsupported?.reason ?? 'unsupported'})`;
+  if (e.reason === 'disabled') return 'the entity is disabled';
+  if (e.reason === 'default') return 'no rule matched (default value)';
+  return `rule ${e.ruleName ?? e.ruleID} [${e.ruleID}]${e.groupName ? `, group ${e.groupName}` : ''}${e.experiment ? `, experiment ${e.experiment}` : ''}`;
+}
+
 /** The text form: value, deciding rule, then the trail. */
 export function renderExplanation(e: ExplainedEvaluation): string {
   const lines = [`${e.kind.replace('_', ' ')} ${e.id}${e.environment ? ` in ${e.environment}` : ''}: ${JSON.stringify(e.value)}`];
-  if (e.reason === 'unsupported') lines.push(`  unsupported: rule ${e.unsupported?.ruleName ?? ''} — ${e.unsupported?.reason ?? ''}`);
-  else if (e.reason === 'disabled') lines.push('  decided by: the entity is disabled');
-  else if (e.reason === 'default') lines.push('  decided by: no rule matched (default value)');
-  else lines.push(`  decided by: rule ${e.ruleName ?? e.ruleID} [${e.ruleID}]${e.groupName ? `, group ${e.groupName}` : ''}${e.experiment ? `, experiment ${e.experiment}` : ''}`);
+  lines.push(e.reason === 'unsupported' ? `  unsupported: rule ${e.unsupported?.ruleName ?? ''} — ${e.unsupported?.reason ?? ''}` : `  decided by: ${decidedBy(e)}`);
   if (e.trail.length > 0) lines.push('  trail:', ...trailLines(e.trail, '    '));
   if (e.experimentTrail && e.experimentTrail.length > 0) lines.push(`  experiment ${e.experiment ?? ''}:`, ...trailLines(e.experimentTrail, '    '));
   return `${lines.join('\n')}\n`;
