@@ -7,14 +7,7 @@
  * controller/core/entity-rules.ts.
  */
 import type { z } from 'zod';
-import {
-  ASSIGNMENT_SOURCE_DEFAULTS,
-  AssignmentSourceCreateRequestSchema,
-  AssignmentSourceCreateSchema,
-  AssignmentSourcePatchSchema,
-  AssignmentSourceSchema,
-  AssignmentSourceUpdateSchema,
-} from './assignment-source.js';
+import { ASSIGNMENT_SOURCE_DEFAULTS, AssignmentSourceCreateRequestSchema, AssignmentSourceCreateSchema, AssignmentSourcePatchSchema, AssignmentSourceSchema, AssignmentSourceUpdateSchema } from './assignment-source.js';
 import { DYNAMIC_CONFIG_DEFAULTS, DynamicConfigCreateSchema, DynamicConfigPatchSchema, DynamicConfigSchema, DynamicConfigUpdateSchema } from './dynamic-config.js';
 import { EXPERIMENT_DEFAULTS, ExperimentCreateSchema, ExperimentPatchSchema, ExperimentSchema, ExperimentUpdateSchema } from './experiment.js';
 import { GATE_DEFAULTS, GateCreateSchema, GatePatchSchema, GateSchema, GateUpdateSchema } from './gate.js';
