@@ -26,17 +26,29 @@ export default tseslint.config(
     },
   },
   {
-    // The web console reaches the console over HTTP only: it shares schemas/, never the server's code.
+    // The web console reaches the console over HTTP only: it shares schemas/ and, of the server's code,
+    // only the pure diff (and the equality it uses), so a review page and the plan describe a change alike.
     files: ['web/**/*.ts', 'web/**/*.tsx'],
     ignores: ['web/vite.config.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: ['**/controller/**', 'node:*', 'fastify', 'better-sqlite3', 'simple-git', 'chokidar'] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)controller/(?!core/(diff|json-equal)\\.js$)',
+              message: 'The web console imports, of controller/, only core/diff.js and core/json-equal.js.',
+            },
+            { group: ['node:*', 'fastify', 'better-sqlite3', 'simple-git', 'chokidar'], message: 'The web console runs in a browser.' },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['controller/core/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: ['fastify', 'better-sqlite3', 'simple-git', 'chokidar', 'node:fs', 'node:fs/*', 'fs', 'node:child_process', 'node:http', '**/store/**', '**/console/**', '**/source/**', '**/reconcile/**', '**/bridge/**', '**/cli/**'] }],
+      'no-restricted-imports': ['error', { patterns: ['fastify', 'better-sqlite3', 'simple-git', 'chokidar', 'node:fs', 'node:fs/*', 'fs', 'node:child_process', 'node:http', '**/store/**', '**/console/**', '**/source/**', '**/reconcile/**', '**/bridge/**', '**/cli/**', '**/web/**'] }],
     },
   },
 );

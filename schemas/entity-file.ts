@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { ENTITY_SCHEMAS, type EntitySchemaEntry } from './index.js';
 
 /** Kinds with PUT .../archive and .../unarchive: their files may say `archived: true`. */
-export const ARCHIVABLE_KINDS: readonly string[] = ['gate', 'dynamic_config', 'segment', 'experiment'];
+export const ARCHIVABLE_KINDS: readonly string[] = ENTITY_SCHEMAS.filter((e) => e.archivable).map((e) => e.kind);
 
 /** The file field for the archived state; not a request field (the console's actions set it). */
 export const ARCHIVED_FIELD = 'archived';

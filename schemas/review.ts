@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { DebugLinkSchema } from './change-validation.js';
 import { DescriptionSchema, JsonObjectSchema } from './common.js';
+import { ENTITY_SCHEMAS } from './index.js';
 
 /** What a review proposes besides a partial update (`change` alone). */
 export const REVIEW_ACTIONS = ['create', 'delete', 'start', 'ship', 'abandon', 'reset', 'archive', 'unarchive'] as const;
 export type ReviewAction = (typeof REVIEW_ACTIONS)[number];
 
 /** Kinds that are changed through reviews and may trigger the pre-commit webhook. */
-export const REVIEWABLE_KINDS = ['gate', 'dynamic_config', 'segment', 'experiment'] as const;
+export const REVIEWABLE_KINDS: readonly string[] = ENTITY_SCHEMAS.filter((e) => e.reviewable).map((e) => e.kind);
 
 /**
  * Review states. The first three and the webhook states are the reference API's; `canceled` (by the

@@ -1,3 +1,4 @@
+import { ENTITY_SCHEMAS } from '../../schemas/index.js';
 import { policyViolations, type BridgePolicies } from '../core/bridge-policies.js';
 import { escapeControl } from '../core/escape-control.js';
 import { InputError, NotFoundError, UpstreamError } from '../errors.js';
@@ -104,12 +105,8 @@ export interface Verdict {
 /** Experiment changes that carry no config: it is enough that git declares the experiment. */
 const LIFECYCLE_TYPES: readonly string[] = ['start_experiment', 'ship_experiment', 'abandon_experiment'];
 
-const FOLDERS: Readonly<Record<string, string>> = {
-  gate: 'gates',
-  dynamic_config: 'dynamic_configs',
-  segment: 'segments',
-  experiment: 'experiments',
-};
+/** Folders of the kinds that go through reviews: the only ones the pre-commit webhook is sent for. */
+const FOLDERS: Readonly<Record<string, string>> = Object.fromEntries(ENTITY_SCHEMAS.filter((e) => e.reviewable).map((e) => [e.kind, e.folder]));
 
 /**
  * Decides each pre-commit webhook on the review the console holds (read through the console's API,

@@ -16,7 +16,7 @@ const OPEN_REVIEWS_READ = 10_000;
  */
 export async function activeReviewsOf(reviews: ReviewRepo, kind: string, entityId?: string): Promise<Map<string, ActiveReview>> {
   const out = new Map<string, ActiveReview>();
-  if (!(REVIEWABLE_KINDS as readonly string[]).includes(kind)) return out;
+  if (!REVIEWABLE_KINDS.includes(kind)) return out;
   const page = await reviews.list({ kind, ...(entityId === undefined ? {} : { entityId }), statuses: OPEN_REVIEW_STATUSES, offset: 0, limit: entityId === undefined ? OPEN_REVIEWS_READ : 1 });
   // Newest first: the first review seen of an entity is its active one.
   for (const r of page.items) if (!out.has(r.entityId)) out.set(r.entityId, { reviewID: r.id, reviewStatus: r.status, description: r.description });

@@ -1,10 +1,13 @@
 /**
- * Field-level differences between two canonical entities. Lists of named items (rules, variants,
- * groups) are matched by name, not position, so inserting a rule shows one added rule rather than
- * every later rule changed; a changed order is reported on its own.
+ * Field-level differences between two entities: the one diff of the plan and of the web console's
+ * review and version pages, so both describe a change alike. Lists of identified items (rules,
+ * variants, groups) are matched by id, else by name, not position, so inserting a rule shows one
+ * added rule rather than every later rule changed; a changed order is reported on its own. It
+ * imports json-equal only, the one other module the web console may bundle from the server's code.
  */
 import { jsonEqual } from './json-equal.js';
-import type { JsonObject } from './repo-entity.js';
+
+type JsonObject = Record<string, unknown>;
 
 /** One changed field. `old`/`new` are undefined where the field (or list item) is absent on that side. */
 export interface FieldChange {

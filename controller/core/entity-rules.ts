@@ -12,10 +12,11 @@ type Json = Record<string, unknown>;
 const rulesOf = (entity: Json, key = 'rules'): Json[] => (Array.isArray(entity[key]) ? (entity[key] as Json[]) : []);
 
 /**
- * The pure, lookup-free rules each kind enforces beyond its zod schema: the very functions the
- * console's KindDefs call, so a file that validates here is accepted by the console. Rules that need
- * other entities are checked across the repository by cross-references.ts. Kinds without an entry
- * get the rule every kind with rules shares: rule names unique.
+ * The pure, lookup-free rules each kind enforces beyond its zod schema, composed once: `flagops
+ * validate` runs them on files and the console on every write (declared-kind.ts, before the rules
+ * that read other entities), so a file that validates here is accepted by the console. Rules that
+ * need other entities are checked across the repository by cross-references.ts. Kinds without an
+ * entry get the rule every kind with rules shares: rule names unique.
  */
 export const ENTITY_RULES: Readonly<Record<string, (entity: Json) => FieldError[]>> = {
   gate: (gate) => [...gateRuleErrors(gate), ...gateOverrideErrors(gate)],

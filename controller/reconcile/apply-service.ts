@@ -10,8 +10,8 @@ import type { RepoReader } from '../source/repo-reader.js';
 import type { ConsoleClient, JsonObject } from './console-client.js';
 import { planAgainstConsole, type PlanResult } from './plan-service.js';
 
-/** Kinds the console changes through reviews; the others are written directly. */
-const REVIEWED = new Set(['gates', 'dynamic_configs', 'segments', 'experiments']);
+/** Folders of the kinds the console changes through reviews; the others are written directly. */
+const REVIEWED = new Set(ENTITY_SCHEMAS.filter((e) => e.reviewable).map((e) => e.folder));
 
 export type OutcomeStatus = 'committed' | 'written' | 'adopted' | 'reported' | 'failed' | 'blocked' | 'waiting';
 

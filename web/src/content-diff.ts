@@ -1,5 +1,5 @@
 import { ServerFieldsShape } from '../../schemas/common.js';
-import { fieldChanges, type FieldChange } from './field-changes.js';
+import { diffEntities, type FieldChange } from '../../controller/core/diff.js';
 
 /** Bookkeeping every write changes (version, times, modifier); a diff that listed it would bury the change. */
 const BOOKKEEPING = Object.keys(ServerFieldsShape);
@@ -8,7 +8,7 @@ function withoutBookkeeping(entity: Record<string, unknown>): Record<string, unk
   return Object.fromEntries(Object.entries(entity).filter(([k]) => !BOOKKEEPING.includes(k)));
 }
 
-/** Field-level changes between two states of an entity, rules and other named items matched by id or name. */
+/** Field-level changes between two states of an entity, as the plan describes them (the same diff). */
 export function contentChanges(before: Record<string, unknown>, after: Record<string, unknown>): FieldChange[] {
-  return fieldChanges(withoutBookkeeping(before), withoutBookkeeping(after));
+  return diffEntities(withoutBookkeeping(before), withoutBookkeeping(after));
 }

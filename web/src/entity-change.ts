@@ -3,7 +3,7 @@ import { GatePatchSchema } from '../../schemas/gate.js';
 import { RuleRolloutShape } from '../../schemas/rule.js';
 import { zodProblems, type FieldProblem, type Json } from './api.js';
 import { parseEditor, type EditorValue } from './components/value-editor.js';
-import { jsonEqual } from './field-changes.js';
+import { jsonEqual } from '../../controller/core/json-equal.js';
 
 /** Rule fields the console adds to its answers; a change may not send them back. */
 const RESPONSE_ONLY_RULE_FIELDS = Object.keys(RuleRolloutShape);

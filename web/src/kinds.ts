@@ -1,8 +1,7 @@
 import { ENTITY_SCHEMAS, type EntitySchemaEntry } from '../../schemas/index.js';
 import { PruneSettingsSchema } from '../../schemas/repo-config.js';
-import { REVIEWABLE_KINDS } from '../../schemas/review.js';
 
-/** How the console shows one entity kind; paths and ids come from the schema registry. */
+/** How the console shows one entity kind; labels, paths and ids come from the kind's declaration. */
 export interface KindView {
   entry: EntitySchemaEntry;
   kind: string;
@@ -19,37 +18,30 @@ export interface KindView {
   editable: boolean;
 }
 
-const LABELS: Record<string, [string, string]> = {
-  gate: ['Gate', 'Gates'],
-  dynamic_config: ['Dynamic config', 'Dynamic configs'],
-  segment: ['Segment', 'Segments'],
-  experiment: ['Experiment', 'Experiments'],
-  layer: ['Layer', 'Layers'],
-  holdout: ['Holdout', 'Holdouts'],
-  prompt: ['AI config', 'AI configs'],
-  assignment_source: ['Assignment source', 'Assignment sources'],
+/** Menu order: what people look at most first; a kind not named here follows, in declaration order. */
+const MENU_ORDER = ['gate', 'dynamic_config', 'segment', 'experiment', 'layer', 'holdout', 'prompt', 'assignment_source'];
+
+const menuRank = (entry: EntitySchemaEntry): number => {
+  const rank = MENU_ORDER.indexOf(entry.kind);
+  return rank < 0 ? MENU_ORDER.length : rank;
 };
 
-/** Menu order: what people look at most first. */
-const ORDER = ['gate', 'dynamic_config', 'segment', 'experiment', 'layer', 'holdout', 'prompt', 'assignment_source'];
-
-export const KINDS: readonly KindView[] = ORDER.map((kind) => {
-  const entry = ENTITY_SCHEMAS.find((e) => e.kind === kind);
-  if (!entry) throw new Error(`No schema entry for ${kind}`);
-  const [label, plural] = LABELS[kind] ?? [kind, `${kind}s`];
-  const listPath = entry.apiPath ?? entry.folder;
-  return {
-    entry,
-    kind,
-    folder: entry.folder,
-    label,
-    plural,
-    listPath,
-    itemPath: entry.itemPath ?? listPath,
-    reviewable: (REVIEWABLE_KINDS as readonly string[]).includes(kind),
-    editable: kind === 'gate' || kind === 'dynamic_config',
-  };
-});
+export const KINDS: readonly KindView[] = [...ENTITY_SCHEMAS]
+  .sort((a, b) => menuRank(a) - menuRank(b))
+  .map((entry) => {
+    const listPath = entry.apiPath ?? entry.folder;
+    return {
+      entry,
+      kind: entry.kind,
+      folder: entry.folder,
+      label: entry.label,
+      plural: entry.plural,
+      listPath,
+      itemPath: entry.itemPath ?? listPath,
+      reviewable: entry.reviewable === true,
+      editable: entry.kind === 'gate' || entry.kind === 'dynamic_config',
+    };
+  });
 
 export function kindByFolder(folder: string): KindView | undefined {
   return KINDS.find((k) => k.folder === folder);

@@ -1,14 +1,7 @@
-import {
-  ASSIGNMENT_SOURCE_DEFAULTS,
-  AssignmentSourceCreateRequestSchema,
-  AssignmentSourcePatchSchema,
-  AssignmentSourceSchema,
-  AssignmentSourceUpdateSchema,
-} from '../../../schemas/assignment-source.js';
-import { assignmentSourceRuleErrors } from '../../core/assignment-source-rules.js';
 import type { FieldError } from '../../errors.js';
 import type { JsonObject } from '../../store/ports.js';
 import { referrersOf, refusedWhileReferenced } from './entity-references.js';
+import { declaredKind } from './declared-kind.js';
 import type { EntityLookup, KindDef } from './kind-def.js';
 import { hasTag } from './list-filters.js';
 
@@ -24,21 +17,9 @@ function renameErrors(source: JsonObject, lookup: EntityLookup, previous: JsonOb
  * under /experiments/assignment_source/{name}. Keyed by name; a new name renames the source (with its
  * version history). `dryRun: true` in a body validates and persists nothing.
  */
-export const assignmentSourceKind: KindDef = {
-  kind: 'assignment_source',
-  path: 'experiments/assignment_sources',
-  itemPath: 'experiments/assignment_source',
-  label: 'Assignment source',
-  tag: 'Assignment sources',
-  idField: 'name',
-  schemas: { create: AssignmentSourceCreateRequestSchema, update: AssignmentSourceUpdateSchema, patch: AssignmentSourcePatchSchema, response: AssignmentSourceSchema },
-  defaults: ASSIGNMENT_SOURCE_DEFAULTS,
-  validate: (source, lookup, previous) => [
-    ...assignmentSourceRuleErrors(source),
-    ...renameErrors(source, lookup, previous),
-  ],
+export const assignmentSourceKind: KindDef = declaredKind('assignment_source', {
+  validate: renameErrors,
   deleteBlocker: refusedWhileReferenced('assignment_source', 'Assignment source'),
   filters: { tags: hasTag },
-  deletable: true,
   dryRun: 'body',
-};
+});

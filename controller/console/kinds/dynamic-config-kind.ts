@@ -1,15 +1,9 @@
-import {
-  DYNAMIC_CONFIG_DEFAULTS,
-  DynamicConfigCreateSchema,
-  DynamicConfigPatchSchema,
-  DynamicConfigSchema,
-  DynamicConfigUpdateSchema,
-} from '../../../schemas/dynamic-config.js';
 import { DynamicConfigRuleRequests } from '../../../schemas/rule-requests.js';
 import { dynamicConfigRuleErrors, withDerivedJson, withSuppliedTwins } from '../../core/dynamic-config-rules.js';
 import type { JsonObject } from '../../store/ports.js';
 import { ARCHIVE_ACTIONS, ARCHIVED, assertNotArchived, isArchived } from './archive-actions.js';
 import { holdoutIDsFor } from './holdout-ids.js';
+import { declaredKind } from './declared-kind.js';
 import type { KindDef } from './kind-def.js';
 import { equals, hasTag } from './list-filters.js';
 import { ruleSubresource } from './rule-actions.js';
@@ -17,19 +11,11 @@ import { withRuleIds } from './rule-ids.js';
 
 const rules = ruleSubresource({ label: 'Dynamic config', schemas: DynamicConfigRuleRequests, validate: dynamicConfigRuleErrors });
 
-export const dynamicConfigKind: KindDef = {
-  kind: 'dynamic_config',
-  path: 'dynamic_configs',
-  label: 'Dynamic config',
-  tag: 'Dynamic configs',
-  idField: 'id',
-  schemas: { create: DynamicConfigCreateSchema, update: DynamicConfigUpdateSchema, patch: DynamicConfigPatchSchema, response: DynamicConfigSchema },
-  defaults: DYNAMIC_CONFIG_DEFAULTS,
+export const dynamicConfigKind: KindDef = declaredKind('dynamic_config', {
   initial: () => ({ isTemplate: false }),
   createOnly: ['isTemplate'],
   prepare: (config, previous, supplied) =>
     withDerivedJson({ ...withSuppliedTwins(config, supplied), rules: withRuleIds(config['rules'], previous?.['rules'], 'variants') }),
-  validate: (config) => dynamicConfigRuleErrors(config),
   decorate: (config, lookup) => ({
     holdoutIDs: holdoutIDsFor('dynamic_config', config, lookup),
     status: isArchived(config) ? ARCHIVED : config['isEnabled'] === true ? 'Enabled' : 'Disabled',
@@ -45,6 +31,5 @@ export const dynamicConfigKind: KindDef = {
     idType: equals('idType'),
     tags: hasTag,
   },
-  deletable: true,
   dryRun: 'query',
-};
+});

@@ -1,22 +1,12 @@
-import {
-  EXPERIMENT_DEFAULTS,
-  ExperimentAbandonSchema,
-  ExperimentCreateSchema,
-  ExperimentDecisionSchema,
-  ExperimentOverridesChangeSchema,
-  ExperimentOverridesSchema,
-  ExperimentPatchSchema,
-  ExperimentSchema,
-  ExperimentStartSchema,
-  ExperimentUpdateSchema,
-} from '../../../schemas/experiment.js';
-import { experimentRuleErrors, matchesLayerType } from '../../core/experiment-rules.js';
+import { ExperimentAbandonSchema, ExperimentDecisionSchema, ExperimentOverridesChangeSchema, ExperimentOverridesSchema, ExperimentSchema, ExperimentStartSchema } from '../../../schemas/experiment.js';
+import { matchesLayerType } from '../../core/experiment-rules.js';
 import { jsonEqual } from '../../core/json-equal.js';
-import { EXPERIMENT_OVERRIDES, experimentOverrideErrors, normalizeOverrides } from '../../core/override-rules.js';
+import { EXPERIMENT_OVERRIDES, normalizeOverrides } from '../../core/override-rules.js';
 import { ConflictError, InputError, type FieldError } from '../../errors.js';
 import type { JsonObject } from '../../store/ports.js';
 import { refusedWhileReferenced } from './entity-references.js';
 import { holdoutIDsFor } from './holdout-ids.js';
+import { declaredKind } from './declared-kind.js';
 import type { EntityLookup, KindDef } from './kind-def.js';
 import { equals, hasTag } from './list-filters.js';
 import { gateOrSegmentErrors, overrideEndpoints } from './override-endpoints.js';
@@ -157,14 +147,7 @@ function groupToShip(experiment: JsonObject, body: { id?: string; name?: string 
   return group;
 }
 
-export const experimentKind: KindDef = {
-  kind: 'experiment',
-  path: 'experiments',
-  label: 'Experiment',
-  tag: 'Experiments',
-  idField: 'id',
-  schemas: { create: ExperimentCreateSchema, update: ExperimentUpdateSchema, patch: ExperimentPatchSchema, response: ExperimentSchema },
-  defaults: EXPERIMENT_DEFAULTS,
+export const experimentKind: KindDef = declaredKind('experiment', {
   initial: () => ({
     status: 'setup',
     startTime: null,
@@ -182,11 +165,9 @@ export const experimentKind: KindDef = {
     inlineTargetingRules: withRuleIds(experiment['inlineTargetingRules'], previous?.['inlineTargetingRules']),
   }),
   validate: (experiment, lookup, previous) => [
-    ...experimentRuleErrors(experiment),
     ...referenceErrors(experiment, lookup),
     ...layerErrors(experiment, lookup),
     ...lockErrors(experiment, previous),
-    ...experimentOverrideErrors(experiment),
     ...gateOrSegmentErrors(experiment['overrides'], 'overrides', 'id', lookup),
   ],
   deleteBlocker: refusedWhileReferenced('experiment', 'Experiment'),
@@ -279,5 +260,4 @@ export const experimentKind: KindDef = {
     creatorName: equals('creatorName'),
     tags: hasTag,
   },
-  deletable: true,
-};
+});

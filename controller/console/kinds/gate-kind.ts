@@ -1,11 +1,12 @@
-import { GATE_DEFAULTS, GateCreateSchema, GateOverridesChangeSchema, GateOverridesSchema, GatePatchSchema, GateSchema, GateUpdateSchema } from '../../../schemas/gate.js';
+import { GateOverridesChangeSchema, GateOverridesSchema } from '../../../schemas/gate.js';
 import { GateRuleRequests } from '../../../schemas/rule-requests.js';
 import { gateRuleErrors } from '../../core/gate-rules.js';
-import { GATE_OVERRIDES, gateOverrideErrors, normalizeOverrides, readOverrides } from '../../core/override-rules.js';
+import { GATE_OVERRIDES, normalizeOverrides, readOverrides } from '../../core/override-rules.js';
 import type { JsonObject } from '../../store/ports.js';
 import { ARCHIVED, assertNotArchived as refuseWhenArchived } from './archive-actions.js';
 import { refusedWhileReferenced } from './entity-references.js';
 import { holdoutIDsFor } from './holdout-ids.js';
+import { declaredKind } from './declared-kind.js';
 import type { KindDef } from './kind-def.js';
 import { overrideEndpoints, refusedWhileOverridden } from './override-endpoints.js';
 import { withRuleIds } from './rule-ids.js';
@@ -21,18 +22,10 @@ const overrides = overrideEndpoints({ ...GATE_OVERRIDES, label: 'Gate', schemas:
 const referenced = refusedWhileReferenced('gate', 'Gate');
 const overridden = refusedWhileOverridden('gate', 'Gate');
 
-export const gateKind: KindDef = {
-  kind: 'gate',
-  path: 'gates',
-  label: 'Gate',
-  tag: 'Gates',
-  idField: 'id',
-  schemas: { create: GateCreateSchema, update: GateUpdateSchema, patch: GatePatchSchema, response: GateSchema },
-  defaults: GATE_DEFAULTS,
+export const gateKind: KindDef = declaredKind('gate', {
   initial: () => ({ status: 'In Progress', typeReason: 'NONE', isTemplate: false }),
   createOnly: ['isTemplate'],
   prepare: (gate, previous) => normalizeOverrides(GATE_OVERRIDES, { ...gate, rules: withRuleIds(gate['rules'], previous?.['rules']) }),
-  validate: (gate) => [...gateRuleErrors(gate), ...gateOverrideErrors(gate)],
   decorate: (gate, lookup) => ({
     checksPerHour: 0,
     store0100Exposures: false,
@@ -72,5 +65,4 @@ export const gateKind: KindDef = {
     idType: equals('idType'),
     tags: hasTag,
   },
-  deletable: true,
-};
+});

@@ -1,7 +1,6 @@
-import { HOLDOUT_DEFAULTS, HoldoutCreateSchema, HoldoutPatchSchema, HoldoutSchema, HoldoutUpdateSchema } from '../../../schemas/holdout.js';
-import { duplicateIds } from '../../core/experiment-rules.js';
 import type { FieldError } from '../../errors.js';
 import type { JsonObject } from '../../store/ports.js';
+import { declaredKind } from './declared-kind.js';
 import type { EntityLookup, KindDef } from './kind-def.js';
 import { equals, hasTag } from './list-filters.js';
 
@@ -24,21 +23,13 @@ function referenceErrors(holdout: JsonObject, lookup: EntityLookup): FieldError[
     }
   };
   for (const { field, kind, what } of TARGETS) {
-    errors.push(...duplicateIds(holdout, field));
     ((holdout[field] as unknown[] | undefined) ?? []).forEach((id, i) => check(`${field}[${i}]`, kind, what, id));
   }
   check('targetingGateID', 'gate', 'gate', holdout['targetingGateID']);
   return errors;
 }
 
-export const holdoutKind: KindDef = {
-  kind: 'holdout',
-  path: 'holdouts',
-  label: 'Holdout',
-  tag: 'Holdouts',
-  idField: 'id',
-  schemas: { create: HoldoutCreateSchema, update: HoldoutUpdateSchema, patch: HoldoutPatchSchema, response: HoldoutSchema },
-  defaults: HOLDOUT_DEFAULTS,
+export const holdoutKind: KindDef = declaredKind('holdout', {
   validate: (holdout, lookup) => referenceErrors(holdout, lookup),
   filters: {
     idType: equals('idType'),
@@ -46,5 +37,4 @@ export const holdoutKind: KindDef = {
     creatorName: equals('creatorName'),
     tags: hasTag,
   },
-  deletable: true,
-};
+});

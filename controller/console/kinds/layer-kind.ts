@@ -1,10 +1,11 @@
-import { LAYER_DEFAULTS, LayerCreateSchema, LayerOverridesChangeSchema, LayerOverridesSchema, LayerPatchSchema, LayerSchema, LayerUpdateSchema } from '../../../schemas/layer.js';
-import { layerRuleErrors, matchesLayerType } from '../../core/experiment-rules.js';
-import { LAYER_OVERRIDES, layerOverrideErrors, normalizeOverrides } from '../../core/override-rules.js';
+import { LayerOverridesChangeSchema, LayerOverridesSchema } from '../../../schemas/layer.js';
+import { matchesLayerType } from '../../core/experiment-rules.js';
+import { LAYER_OVERRIDES, normalizeOverrides } from '../../core/override-rules.js';
 import type { FieldError } from '../../errors.js';
 import type { JsonObject } from '../../store/ports.js';
 import { refusedWhileReferenced } from './entity-references.js';
 import { holdoutIDsFor } from './holdout-ids.js';
+import { declaredKind } from './declared-kind.js';
 import type { EntityLookup, KindDef } from './kind-def.js';
 import { equals, hasTag } from './list-filters.js';
 import { gateOrSegmentErrors, overrideEndpoints } from './override-endpoints.js';
@@ -42,7 +43,7 @@ const overrides = overrideEndpoints({ ...LAYER_OVERRIDES, label: 'Layer', schema
  * repository applies them in that order), so a new layer's overrides name experiments still to come.
  */
 function overrideErrors(layer: JsonObject, lookup: EntityLookup): FieldError[] {
-  const errors = [...layerOverrideErrors(layer), ...gateOrSegmentErrors(layer['conditionalOverrides'], 'conditionalOverrides', 'name', lookup)];
+  const errors = [...gateOrSegmentErrors(layer['conditionalOverrides'], 'conditionalOverrides', 'name', lookup)];
   for (const field of ['conditionalOverrides', 'idOverrides']) {
     ((layer[field] as JsonObject[] | undefined) ?? []).forEach((entry, i) => {
       const name = entry['experimentName'];
@@ -61,17 +62,10 @@ function overrideErrors(layer: JsonObject, lookup: EntityLookup): FieldError[] {
   return errors;
 }
 
-export const layerKind: KindDef = {
-  kind: 'layer',
-  path: 'layers',
-  label: 'Layer',
-  tag: 'Layers',
-  idField: 'id',
-  schemas: { create: LayerCreateSchema, update: LayerUpdateSchema, patch: LayerPatchSchema, response: LayerSchema },
-  defaults: LAYER_DEFAULTS,
+export const layerKind: KindDef = declaredKind('layer', {
   initial: () => ({ isImplicitLayer: false }),
   prepare: (layer) => normalizeOverrides(LAYER_OVERRIDES, layer),
-  validate: (layer, lookup) => [...layerRuleErrors(layer), ...usageErrors(layer, lookup), ...overrideErrors(layer, lookup)],
+  validate: (layer, lookup) => [...usageErrors(layer, lookup), ...overrideErrors(layer, lookup)],
   deleteBlocker: refusedWhileReferenced('layer', 'Layer'),
   decorate: (layer, lookup) => ({ holdoutIDs: holdoutIDsFor('layer', layer, lookup) }),
   actions: overrides.actions,
@@ -80,5 +74,4 @@ export const layerKind: KindDef = {
     idType: equals('idType'),
     tags: hasTag,
   },
-  deletable: true,
-};
+});

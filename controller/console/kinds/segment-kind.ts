@@ -1,18 +1,8 @@
-import {
-  SEGMENT_DEFAULTS,
-  SegmentCreateSchema,
-  SegmentIdListChangeSchema,
-  SegmentIdListReadSchema,
-  SegmentIdListResetSchema,
-  SegmentIdsSchema,
-  SegmentPatchSchema,
-  SegmentSchema,
-  SegmentUpdateSchema,
-} from '../../../schemas/segment.js';
-import { segmentRuleErrors } from '../../core/segment-rules.js';
+import { SegmentIdListChangeSchema, SegmentIdListReadSchema, SegmentIdListResetSchema, SegmentIdsSchema } from '../../../schemas/segment.js';
 import { InputError } from '../../errors.js';
 import type { JsonObject } from '../../store/ports.js';
 import { ARCHIVE_ACTIONS, ARCHIVED, assertNotArchived } from './archive-actions.js';
+import { declaredKind } from './declared-kind.js';
 import type { KindDef } from './kind-def.js';
 import { equals, hasTag } from './list-filters.js';
 import { refusedWhileOverridden } from './override-endpoints.js';
@@ -44,20 +34,12 @@ function resetIds(s: JsonObject, body: unknown): JsonObject {
   return { ...s, ids: idsIn(body) };
 }
 
-export const segmentKind: KindDef = {
-  kind: 'segment',
-  path: 'segments',
-  label: 'Segment',
-  tag: 'Segments',
-  idField: 'id',
-  schemas: { create: SegmentCreateSchema, update: SegmentUpdateSchema, patch: SegmentPatchSchema, response: SegmentSchema },
-  defaults: SEGMENT_DEFAULTS,
+export const segmentKind: KindDef = declaredKind('segment', {
   prepare: (segment, previous) => ({
     ...segment,
     rules: withRuleIds(segment['rules'], previous?.['rules']),
     ids: [...new Set((segment['ids'] as string[] | undefined) ?? [])],
   }),
-  validate: segmentRuleErrors,
   deleteBlocker: refusedWhileOverridden('segment', 'Segment'),
   decorate: (segment) => ({ count: ((segment['ids'] as unknown[] | undefined) ?? []).length, status: segment['status'] === ARCHIVED ? ARCHIVED : 'Active' }),
   actions: {
@@ -110,5 +92,4 @@ export const segmentKind: KindDef = {
     idType: equals('idType'),
     tags: hasTag,
   },
-  deletable: true,
-};
+});

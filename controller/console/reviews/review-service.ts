@@ -108,7 +108,7 @@ export class ReviewService {
 
   private service(kind: string): EntityService {
     const service = this.deps.entities.get(kind);
-    if (!service || !(REVIEWABLE_KINDS as readonly string[]).includes(kind)) throw new NotFoundError(`Reviews are not available for ${kind}.`);
+    if (!service || !REVIEWABLE_KINDS.includes(kind)) throw new NotFoundError(`Reviews are not available for ${kind}.`);
     return service;
   }
 
@@ -194,7 +194,7 @@ export class ReviewService {
    */
   async submitWrite(service: EntityService, op: EntityOp, actor: Actor, options: { expectedVersion?: number; description: string }): Promise<{ review: Review } | { unchanged: JsonObject } | undefined> {
     const { kind, label } = service.def;
-    if (!(REVIEWABLE_KINDS as readonly string[]).includes(kind) || this.deps.entities.get(kind) !== service) return undefined;
+    if (!REVIEWABLE_KINDS.includes(kind) || this.deps.entities.get(kind) !== service) return undefined;
     const outcome = await this.inTransaction(async (tx): Promise<ReviewRecord | { unchanged: JsonObject } | undefined> => {
       const current = op.type === 'create' ? undefined : await tx.entities.get(kind, op.id);
       const own = (current?.data['reviewSettings'] as { requiredReview?: unknown } | undefined)?.requiredReview === true;

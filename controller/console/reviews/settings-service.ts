@@ -114,7 +114,7 @@ export class SettingsService {
    * is_config_review_required, writes to reviewable kinds need `bypass_reviews`.
    */
   async assertDirectWriteAllowed(kind: string, actor: Actor): Promise<void> {
-    if (!(REVIEWABLE_KINDS as readonly string[]).includes(kind)) return;
+    if (!REVIEWABLE_KINDS.includes(kind)) return;
     if (actor.permissions.has('bypass_reviews') || !(await this.reviews()).is_config_review_required) return;
     throw new NotAllowedError(
       `Reviews are required for ${kind.replace('_', ' ')}s: submit the change as a review (POST .../{id}/reviews), or use a key whose role holds bypass_reviews.`,

@@ -61,7 +61,7 @@ export function registerEntityRoutes(app: FastifyInstance, catalog: RouteCatalog
   };
   const id = (request: Parameters<typeof stringParam>[0]) => stringParam(request, def.idField);
   // Every write takes the header; only kinds with reviews ever answer with one (202).
-  const routed = routing !== undefined && (REVIEWABLE as readonly string[]).includes(def.kind);
+  const routed = routing !== undefined && REVIEWABLE.includes(def.kind);
   const writeHeaders = [...IF_MATCH, RESPECT_HEADER];
   const reviewSuccess = routed ? [REVIEW_SUBMITTED] : [];
   /** A write, or with x-respect-review-settings where reviews are required, its review submission (202). */

@@ -105,7 +105,7 @@ function writesOf(def: KindDef): Write[] {
   return writes;
 }
 
-const REVIEWABLE = ALL_KINDS.filter((d) => (REVIEWABLE_KINDS as readonly string[]).includes(d.kind));
+const REVIEWABLE = ALL_KINDS.filter((d) => REVIEWABLE_KINDS.includes(d.kind));
 
 const opened: TestConsole[] = [];
 afterEach(async () => {

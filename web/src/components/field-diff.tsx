@@ -1,4 +1,4 @@
-import type { FieldChange } from '../field-changes.js';
+import type { FieldChange } from '../../../controller/core/diff.js';
 import { showValue } from '../format.js';
 
 /** Field-level changes, old → new, one row a field. */
