@@ -94,6 +94,13 @@ export const OwnershipSettingsSchema = z
   })
   .describe('Which fields of existing entities the console owns rather than git.');
 
+/** Marks an entity's console-owned fields in its tags (one tag per path), so the console and its web pages can say which they are. */
+export const CONSOLE_OWNS_TAG_PREFIX = 'flagops-console-owns:';
+
+/** The owned paths a list of tags names. */
+export const ownedPathsInTags = (tags: readonly unknown[]): string[] =>
+  tags.flatMap((tag) => (typeof tag === 'string' && tag.startsWith(CONSOLE_OWNS_TAG_PREFIX) ? [tag.slice(CONSOLE_OWNS_TAG_PREFIX.length)] : []));
+
 /** Defaults of the reader's limits: generous for hand-written entity files, small enough to keep a run bounded. */
 export const DEFAULT_READ_LIMITS = { maxFileBytes: 1024 * 1024, maxRepoBytes: 64 * 1024 * 1024 } as const;
 

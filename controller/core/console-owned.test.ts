@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { consoleOwnsTags, keepOwned, ownedPathsInTags, ownedPathsOf, parseOwnedPath } from './console-owned.js';
+import { ownedPathsInTags } from '../../schemas/repo-config.js';
+import { consoleOwnsTags, keepOwned, ownedPathsOf, parseOwnedPath } from './console-owned.js';
 
 describe('parseOwnedPath', () => {
   it('reads fields joined by dots, [*] after a list', () => {

@@ -4,6 +4,7 @@
  * them, because the desired entity takes the console's value there before anything is compared or
  * sent. Pure.
  */
+import { CONSOLE_OWNS_TAG_PREFIX } from '../../schemas/repo-config.js';
 import { keysOf } from './diff.js';
 import type { JsonObject } from './repo-entity.js';
 
@@ -13,8 +14,6 @@ export interface OwnedStep {
   each: boolean;
 }
 
-/** Marks an entity's console-owned fields in its tags, so the console (and its web pages) can say which they are. */
-export const CONSOLE_OWNS_TAG_PREFIX = 'flagops-console-owns:';
 
 const STEP = /^([A-Za-z_][A-Za-z0-9_]*)(\[\*\])?$/;
 
@@ -36,10 +35,6 @@ export function ownedPathsOf(ownership: Readonly<Record<string, readonly string[
 
 /** The tags that tell the console which fields of an entity it owns (none when it owns none). */
 export const consoleOwnsTags = (paths: readonly string[]): string[] => paths.map((p) => `${CONSOLE_OWNS_TAG_PREFIX}${p}`);
-
-/** The owned paths a list of tags names. */
-export const ownedPathsInTags = (tags: readonly unknown[]): string[] =>
-  tags.flatMap((tag) => (typeof tag === 'string' && tag.startsWith(CONSOLE_OWNS_TAG_PREFIX) ? [tag.slice(CONSOLE_OWNS_TAG_PREFIX.length)] : []));
 
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
