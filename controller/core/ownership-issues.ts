@@ -2,24 +2,13 @@ import { ENTITY_SCHEMAS, type EntitySchemaEntry } from '../../schemas/index.js';
 import { parseOwnedPath, type OwnedStep } from './console-owned.js';
 import { didYouMean } from './did-you-mean.js';
 import type { Issue, RepoEntity } from './repo-entity.js';
-
-interface Def {
-  type?: string;
-  shape?: Record<string, unknown>;
-  element?: unknown;
-  innerType?: unknown;
-  options?: unknown[];
-  in?: unknown;
-}
-
-const WRAPPERS = new Set(['optional', 'nullable', 'default', 'readonly', 'nonoptional', 'prefault', 'catch']);
-const defOf = (schema: unknown): Def | undefined => (schema as { def?: Def } | undefined)?.def;
+import { ZOD_WRAPPERS, zodDefOf as defOf, type ZodDef as Def } from './zod-def.js';
 
 /** The schema under its wrappers (optional, default, a pipe's input): what a file writes there. */
 function unwrap(schema: unknown): Def | undefined {
   let def = defOf(schema);
   for (let i = 0; def !== undefined && i < 16; i++) {
-    if (WRAPPERS.has(def.type ?? '')) def = defOf(def.innerType);
+    if (ZOD_WRAPPERS.has(def.type ?? '')) def = defOf(def.innerType);
     else if (def.type === 'pipe') def = defOf(def.in);
     else return def;
   }
