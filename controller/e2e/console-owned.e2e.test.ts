@@ -82,7 +82,7 @@ describe('console-owned fields in the GitOps loop', () => {
     expect(await liveGate()).toMatchObject({ isEnabled: false, description: 'New checkout flow' });
   });
 
-  it('plans no change afterwards (--detailed-exitcode 0) and shows the difference as console-owned', async () => {
+  it('plans no change afterwards (--detailed-exitcode 0), shows the difference as console-owned, and status names the owned field', async () => {
     const text = await run(['plan', repo, '--detailed-exitcode']);
     expect(text.code, text.stdout + text.stderr).toBe(0);
     expect(text.stdout).toContain('gates/checkout (gates/checkout.yaml) owned by the console: isEnabled false in the console, true in the file');
@@ -91,6 +91,9 @@ describe('console-owned fields in the GitOps loop', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ changes: [], owned: [{ kind: 'gates', id: 'checkout', fields: [{ path: 'isEnabled', console: false, file: true }] }] });
     const markdown = await run(['plan', repo, '--format', 'markdown']);
     expect(markdown.stdout).toContain('- `gates/checkout` owned by the console: isEnabled false in the console, true in the file');
+    const status = await run(['status', repo, '--format', 'json']);
+    expect(JSON.parse(status.stdout).entities).toMatchObject([{ kind: 'gates', id: 'checkout', state: 'in_sync', consoleOwns: ['isEnabled'] }]);
+    expect((await run(['status', repo])).stdout).toMatch(/gates\/checkout +in sync .*; the console owns isEnabled\n/);
   });
 
   it("applies a later git change of the description and leaves isEnabled as the console set it", async () => {
