@@ -19,3 +19,23 @@ describe('flagops.yaml freeze windows', () => {
     ]);
   });
 });
+
+describe('flagops.yaml ownership', () => {
+  it('accepts kinds and entities with field paths, and defaults to owning nothing', () => {
+    const parsed = parseWith(RepoConfigSchema, { ownership: { console: { gates: ['isEnabled', 'rules[*].passPercentage'], 'gates/kill_switch': ['owner.ownerEmail'] } } });
+    expect(parsed.ok && parsed.value.ownership.console['gates/kill_switch']).toEqual(['owner.ownerEmail']);
+    expect(RepoConfigSchema.parse({}).ownership).toEqual({ console: {} });
+  });
+
+  it('names each malformed part, never throws', () => {
+    const errors = (ownership: unknown) => {
+      const parsed = parseWith(RepoConfigSchema, { ownership });
+      return parsed.ok ? [] : parsed.errors.map((e) => e.property);
+    };
+    expect(errors(5)).toEqual(['ownership']);
+    expect(errors({ console: { gates: 'isEnabled' } })).toEqual(['ownership.console.gates']);
+    expect(errors({ console: { gates: ['rules[0].passPercentage', 7] } })).toEqual(['ownership.console.gates[0]', 'ownership.console.gates[1]']);
+    expect(errors({ console: { 'Gates!': ['isEnabled'] } })).toEqual(['ownership.console.Gates!']);
+    expect(errors({ server: {} })).toEqual(['ownership.server']);
+  });
+});

@@ -73,6 +73,34 @@ export const ApplySettingsSchema = z
   })
   .describe('Settings of flagops apply.');
 
+/** `<folder>` or `<folder>/<id>`: a kind, or one entity of it. */
+const OwnerKeySchema = z
+  .string()
+  .regex(/^[a-z_]+(\/[A-Za-z0-9_. -]+)?$/, 'must be <folder> or <folder>/<id>, e.g. gates or gates/kill_switch')
+  .describe('A kind (its folder, e.g. gates) or one entity as <folder>/<id>.');
+
+/** `isEnabled`, `rules[*].passPercentage`: a field of the entity, `[*]` standing for every item of a list. */
+const OwnedPathSchema = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*(\[\*\])?(\.[A-Za-z_][A-Za-z0-9_]*(\[\*\])?)*$/, 'must be a field path such as isEnabled or rules[*].passPercentage')
+  .describe('A field path: names joined by dots, [*] after a list for each of its items.');
+
+export const OwnershipSettingsSchema = z
+  .strictObject({
+    console: z
+      .record(OwnerKeySchema, z.array(OwnedPathSchema))
+      .default({})
+      .describe('Fields the console owns once an entity exists, per kind (<folder>) and per entity (<folder>/<id>, added to its kind\'s list): plan, apply and drift leave them alone, the bridge approves console changes limited to them; a create takes the file\'s value.'),
+  })
+  .describe('Which fields of existing entities the console owns rather than git.');
+
+/** Marks an entity's console-owned fields in its tags (one tag per path), so the console and its web pages can say which they are. */
+export const CONSOLE_OWNS_TAG_PREFIX = 'flagops-console-owns:';
+
+/** The owned paths a list of tags names. */
+export const ownedPathsInTags = (tags: readonly unknown[]): string[] =>
+  tags.flatMap((tag) => (typeof tag === 'string' && tag.startsWith(CONSOLE_OWNS_TAG_PREFIX) ? [tag.slice(CONSOLE_OWNS_TAG_PREFIX.length)] : []));
+
 /** Defaults of the reader's limits: generous for hand-written entity files, small enough to keep a run bounded. */
 export const DEFAULT_READ_LIMITS = { maxFileBytes: 1024 * 1024, maxRepoBytes: 64 * 1024 * 1024 } as const;
 
@@ -94,6 +122,7 @@ export const RepoConfigSchema = z
     apply: ApplySettingsSchema.default({}),
     bridge: BridgeSettingsSchema.default({ protectedEntities: [], freezeWindows: [] }),
     limits: ReadLimitsSchema.default({ ...DEFAULT_READ_LIMITS }),
+    ownership: OwnershipSettingsSchema.default({ console: {} }),
   })
   .meta({ id: 'RepoConfig', title: 'flagops.yaml', description: 'Settings of a flagops config repository.' });
 

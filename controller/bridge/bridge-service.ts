@@ -36,6 +36,8 @@ export interface DesiredState {
   entity: Record<string, unknown> | undefined;
   /** The bridge policies of flagops.yaml at the same commit, when the repository has one. */
   policies?: BridgePolicies;
+  /** The entity's fields the console owns (flagops.yaml's `ownership.console` at the same commit). */
+  owned?: readonly string[];
 }
 
 export interface DesiredStateSource {
@@ -69,8 +71,8 @@ export interface ChangeValidationClient {
   decide(reviewID: string, validated: boolean, message: string, debugLinks: string[]): Promise<void>;
 }
 
-/** Field paths where the proposed config differs from the desired one (empty: equal). */
-export type ConfigComparator = (folder: string, desired: Record<string, unknown>, proposed: Record<string, unknown>) => string[];
+/** Field paths where the proposed config differs from the desired one, but for the fields the console owns (empty: equal). */
+export type ConfigComparator = (folder: string, desired: Record<string, unknown>, proposed: Record<string, unknown>, owned: readonly string[]) => string[];
 
 export interface BridgeDeps {
   source: DesiredStateSource;
@@ -256,12 +258,14 @@ export class BridgeService {
       // Lifecycle changes (start, ship, abandon) carry no config: it is enough that git declares the entity.
       return { validated: true, message: `Approved: ${folder}/${id} is declared in ${at}.`, debugLinks: links };
     }
-    const differences = deps.compare(folder, state.entity, proposed);
+    // A change limited to the fields the console owns matches git: those are the console's to set.
+    const differences = deps.compare(folder, state.entity, proposed, state.owned ?? []);
     if (differences.length > 0) {
       const shown = differences.slice(0, 10).join(', ');
       return { validated: false, message: `Rejected: the change does not match ${at}; differs in ${shown}${differences.length > 10 ? `, and ${differences.length - 10} more` : ''}.`, debugLinks: links };
     }
-    return { validated: true, message: `Approved: matches ${at}.`, debugLinks: links };
+    const owns = state.owned !== undefined && state.owned.length > 0 ? ` (the console owns ${state.owned.join(', ')})` : '';
+    return { validated: true, message: `Approved: matches ${at}${owns}.`, debugLinks: links };
   }
 }
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { parse } from 'yaml';
 import { ENTITY_SCHEMAS } from '../../schemas/index.js';
-import { RepoConfigSchema } from '../../schemas/repo-config.js';
+import { RepoConfigSchema, type RepoConfig } from '../../schemas/repo-config.js';
 import { differencesFromFile } from '../core/plan.js';
 import { parseWith } from '../core/zod-errors.js';
 import { InputError } from '../errors.js';
@@ -30,6 +30,12 @@ export interface BridgeOptions {
   progressAfterMs?: number;
 }
 
+function parseRepoConfig(text: string): RepoConfig {
+  const parsed = parseWith(RepoConfigSchema, parse(text) ?? {});
+  if (!parsed.ok) throw new InputError('flagops.yaml is invalid.', parsed.errors);
+  return parsed.value;
+}
+
 /** Wires the bridge: git desired state at the branch head, the same diff plans use, the console's reviews and change-validation endpoint. */
 export function createBridge(options: BridgeOptions): { app: FastifyInstance; service: BridgeService } {
   const source = new GitDesiredState({
@@ -37,19 +43,16 @@ export function createBridge(options: BridgeOptions): { app: FastifyInstance; se
     branch: options.branch,
     subdir: options.subdir,
     parse: parseEntityText,
-    parsePolicies: (text) => {
-      const parsed = parseWith(RepoConfigSchema, parse(text) ?? {});
-      if (!parsed.ok) throw new InputError('flagops.yaml is invalid.', parsed.errors);
-      return parsed.value.bridge;
-    },
+    parsePolicies: (text) => parseRepoConfig(text).bridge,
+    parseOwnership: (text) => parseRepoConfig(text).ownership.console,
   });
   const service = new BridgeService({
     source,
     console: consoleValidationClient(options.console),
-    compare: (folder, desired, proposed) => {
+    compare: (folder, desired, proposed, owned) => {
       const entry = ENTITY_SCHEMAS.find((e) => e.folder === folder);
       if (!entry) return ['(kind)'];
-      return differencesFromFile(entry, desired, proposed, options.managedTag ?? 'flagops-managed').map((f) => f.path);
+      return differencesFromFile(entry, desired, proposed, options.managedTag ?? 'flagops-managed', owned).map((f) => f.path);
     },
     policies: () => ({}),
     reviews: new ConsoleReviewReader(options.console),

@@ -33,6 +33,7 @@ function source(branch = 'main', repoDir = dir): GitDesiredState {
     branch,
     parse: (text) => parse(text) as Record<string, unknown>,
     parsePolicies: (text) => (parse(text) as { bridge?: Record<string, unknown> }).bridge ?? {},
+    parseOwnership: (text) => (parse(text) as { ownership?: { console?: Record<string, string[]> } }).ownership?.console ?? {},
   });
 }
 
@@ -68,6 +69,16 @@ describe('GitDesiredState', () => {
     } finally {
       rmSync(clone, { recursive: true, force: true });
     }
+  });
+
+  it("names the fields the console owns of each entity, from flagops.yaml at the same commit", async () => {
+    await commit({ 'flagops.yaml': 'ownership: { console: { gates: [isEnabled], gates/a: [description] } }\n', 'gates/a.yaml': 'id: a\n', 'gates/b.yaml': 'id: b\n', 'segments/s.yaml': 'id: s\n' });
+    const state = source();
+    expect((await state.read('gates', 'a')).owned).toEqual(['isEnabled', 'description']);
+    expect((await state.read('gates', 'b')).owned).toEqual(['isEnabled']);
+    expect((await state.read('segments', 's')).owned).toBeUndefined();
+    await commit({ 'flagops.yaml': 'bridge: {}\n' });
+    expect((await state.read('gates', 'a')).owned).toBeUndefined();
   });
 
   it('reads the entity files asked for at the branch head, .yml too, and the policies of that commit', async () => {

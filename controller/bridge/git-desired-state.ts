@@ -3,6 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, posix } from 'node:path';
 import { promisify } from 'node:util';
 import { simpleGit, type SimpleGit } from 'simple-git';
+import { ownedPathsOf } from '../core/console-owned.js';
 import { deepFreeze } from '../core/deep-freeze.js';
 import { InputError, UpstreamError } from '../errors.js';
 import type { BridgePolicies } from '../core/bridge-policies.js';
@@ -19,6 +20,8 @@ export interface GitDesiredStateOptions {
   parse: (text: string, path: string) => Record<string, unknown>;
   /** Reads the bridge policies from flagops.yaml's text at the same commit. */
   parsePolicies?: (text: string) => BridgePolicies;
+  /** Reads `ownership.console` (the fields the console owns, by kind and by entity) from the same text. */
+  parseOwnership?: (text: string) => Readonly<Record<string, readonly string[]>>;
   /** Fetch the branch from `origin` before reading, when the clone has that remote. */
   fetch?: boolean;
   /**
@@ -54,8 +57,8 @@ export class GitDesiredState implements DesiredStateSource {
   private gitDir: Promise<string> | undefined;
   /** Whether `origin` exists, with the state of the git config it was read from. */
   private origin: { config: string; present: boolean } | undefined;
-  /** flagops.yaml's policies by commit: parsed once, not once per decision. */
-  private readonly policies = new Map<string, BridgePolicies | undefined>();
+  /** flagops.yaml's policies and ownership by commit: parsed once, not once per decision. */
+  private readonly settings = new Map<string, { policies: BridgePolicies | undefined; ownership: Readonly<Record<string, readonly string[]>> }>();
 
   /** Runs the fetch, bounded in time: killed when git sends nothing for fetchTimeoutMs. */
   private readonly fetcher: SimpleGit;
@@ -183,24 +186,27 @@ export class GitDesiredState implements DesiredStateSource {
       throw new UpstreamError(`git: cannot resolve branch '${this.options.branch}': ${(error as Error).message.trim()}`);
     }
     const files = await this.files(commit);
-    if (!this.policies.has(commit)) {
+    if (!this.settings.has(commit)) {
       const configText = files.get('flagops.yaml')?.text;
       let policies: BridgePolicies | undefined;
+      let ownership: Readonly<Record<string, readonly string[]>> = {};
       try {
         policies = configText !== undefined && this.options.parsePolicies ? this.options.parsePolicies(configText) : undefined;
+        ownership = configText !== undefined && this.options.parseOwnership ? this.options.parseOwnership(configText) : {};
       } catch (error) {
         const fields = error instanceof InputError ? error.errors : [{ property: '', errorMessage: (error as Error).message }];
         throw new InvalidPoliciesError(`${posix.join(this.options.subdir ?? '', 'flagops.yaml')} at ${commit.slice(0, 12)} on ${this.options.branch} is invalid, so its bridge policies are unknown`, fields);
       }
-      this.policies.set(commit, policies);
-      if (this.policies.size > 2) this.policies.delete(this.policies.keys().next().value as string);
+      this.settings.set(commit, { policies, ownership });
+      if (this.settings.size > 2) this.settings.delete(this.settings.keys().next().value as string);
     }
-    const policies = this.policies.get(commit);
+    const { policies, ownership } = this.settings.get(commit)!;
+    const owned = ownedPathsOf(ownership, folder, id);
     for (const ext of ['yaml', 'yml']) {
       const file = files.get(`${folder}/${id}.${ext}`);
       if (file === undefined) continue;
       const path = posix.join(this.options.subdir ?? '', folder, `${id}.${ext}`);
-      return { branch: this.options.branch, commit, path, entity: this.parsed(file, path), policies };
+      return { branch: this.options.branch, commit, path, entity: this.parsed(file, path), policies, ...(owned.length > 0 ? { owned } : {}) };
     }
     return { branch: this.options.branch, commit, path: posix.join(this.options.subdir ?? '', folder, `${id}.yaml`), entity: undefined, policies };
   }

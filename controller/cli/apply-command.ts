@@ -10,6 +10,7 @@ import { applyRepo, type ApplyEvent, type ApplyReport } from '../reconcile/apply
 import type { ConsoleClient } from '../reconcile/console-client.js';
 import { parseSavedPlan, verifySavedPlan, type SavedPlan } from '../reconcile/saved-plan.js';
 import { adoptEntityFile } from '../source/adopt-entity-file.js';
+import { ownedPathsOf } from '../core/console-owned.js';
 import { FsRepoReader } from '../source/fs-repo-reader.js';
 import { gitCommitOf, worktreeProblems, worktreeState } from '../source/git-worktree-state.js';
 import { readRepoConfig } from '../source/load-repo.js';
@@ -200,7 +201,8 @@ ${READ_OPTIONS_USAGE}`,
           const entry = ENTITY_SCHEMAS.find((e) => e.folder === change.kind);
           if (!entry || !change.file) throw new InputError(`Cannot adopt ${change.kind}/${change.id}: no file.`);
           const path = join(dir, change.file);
-          await writeFile(path, adoptEntityFile(await readFile(path, 'utf8'), entry, live, config.prune.managedTag));
+          const owned = ownedPathsOf(config.ownership.console, change.kind, change.id);
+          await writeFile(path, adoptEntityFile(await readFile(path, 'utf8'), entry, live, config.prune.managedTag, owned));
         },
       });
     } finally {

@@ -12,7 +12,8 @@ export const statusCommand: Command = {
   does, and shows for every entity: in sync, drifted (changed in the console by another user than
   the key's), or to create / update / delete; the newest review still in flight (with its status);
   and the last change flagops apply made (the git commit its review names, and when; for kinds
-  written directly, the time from the audit log). The console and key come from flagops.yaml as for
+  written directly, the time from the audit log); and the fields the console owns of it
+  (flagops.yaml's ownership.console). The console and key come from flagops.yaml as for
   plan. --format json prints the same as one JSON document. Exit 0 unless the status can't be read.`,
   options: {
     console: { type: 'string' },

@@ -20,7 +20,7 @@ export interface FieldChange {
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The values of `key` in a list when every item is an object with a unique string `key`. */
-function keysOf(list: readonly unknown[], key: 'id' | 'name'): string[] | undefined {
+export function keysOf(list: readonly unknown[], key: 'id' | 'name'): string[] | undefined {
   const keys: string[] = [];
   const seen = new Set<string>();
   for (const item of list) {

@@ -1,18 +1,5 @@
 import type { z } from 'zod';
-
-interface Def {
-  type?: string;
-  shape?: Record<string, unknown>;
-  element?: unknown;
-  innerType?: unknown;
-  valueType?: unknown;
-  options?: unknown[];
-  in?: unknown;
-  out?: unknown;
-}
-
-const WRAPPERS = new Set(['optional', 'nullable', 'default', 'readonly', 'nonoptional', 'prefault', 'catch']);
-const defOf = (schema: unknown): Def | undefined => (schema as { def?: Def } | undefined)?.def;
+import { ZOD_WRAPPERS as WRAPPERS, zodDefOf as defOf } from './zod-def.js';
 
 /** Whether a schema lets a client write any JSON there (a JSON object, list or value of its own). */
 function holdsFreeJson(schema: unknown, seen: Set<unknown>): boolean {

@@ -6,7 +6,7 @@
 import { Document, isScalar, visit } from 'yaml';
 import type { FieldChange } from './diff.js';
 import { lineDiff } from './line-diff.js';
-import type { PlanAction, PlanSummary } from './plan.js';
+import type { OwnedDifference, PlanAction, PlanSummary } from './plan.js';
 
 const SHORT = 80;
 
@@ -70,4 +70,15 @@ export function summaryText(summary: PlanSummary): string {
     plural(summary.drift, 'drifted'),
     plural(summary.unchanged, 'unchanged'),
   ].join(', ');
+}
+
+/** A value on one line: its YAML when that is one line, else its JSON. */
+const oneLine = (value: unknown): string => {
+  const lines = valueLines(value);
+  return lines.length === 1 ? (lines[0] ?? '') : JSON.stringify(value);
+};
+
+/** `isEnabled false in the console, true in the file`, for each field of an owned difference. */
+export function ownedFieldTexts(owned: OwnedDifference): string[] {
+  return owned.fields.map((f) => `${f.path} ${oneLine(f.old)} in the console, ${oneLine(f.new)} in the file`);
 }

@@ -4,6 +4,7 @@
  */
 import { ARCHIVED_FIELD } from '../../schemas/entity-file.js';
 import { ENTITY_SCHEMAS, type EntitySchemaEntry } from '../../schemas/index.js';
+import { consoleOwnsTags, keepOwned } from './console-owned.js';
 import { diffEntities, type FieldChange } from './diff.js';
 import { jsonEqual } from './json-equal.js';
 import { normalizeEntity, normalizeLive } from './normalize.js';
@@ -44,6 +45,17 @@ export interface PlanSummary {
   untracked: number;
 }
 
+/**
+ * Where the console and the file differ on fields the console owns: shown, never applied. Each field's
+ * `old` is the console's value, `new` the file's.
+ */
+export interface OwnedDifference {
+  kind: string;
+  id: string;
+  file: string;
+  fields: FieldChange[];
+}
+
 export interface Plan {
   /** Where the desired state came from: a directory or `git <ref>`. */
   desired: string;
@@ -51,6 +63,8 @@ export interface Plan {
   live: string;
   summary: PlanSummary;
   changes: PlanChange[];
+  /** Information only: no change, and `--detailed-exitcode` does not count it. Empty when left out. */
+  owned?: OwnedDifference[];
   warnings: string[];
 }
 
@@ -78,6 +92,8 @@ export interface PlanOptions {
    * the key flagops applies with) and that no longer matches its file was edited outside git.
    */
   drift?: { identity: string; policyOf: (folder: string, id: string) => DriftPolicy };
+  /** The fields the console owns of an entity (`ownership.console`); applies only against a console. */
+  owned?: (folder: string, id: string) => readonly string[];
 }
 
 /**
@@ -111,9 +127,17 @@ function isManaged(data: JsonObject, tag: string): boolean {
   return Array.isArray(data['tags']) && data['tags'].includes(tag);
 }
 
-/** A file's entity in the canonical form plans compare. */
-export function desiredCanonical(entry: EntitySchemaEntry, data: JsonObject, managedTag: string): JsonObject {
-  return withoutTag(normalizeEntity(entry, data), managedTag);
+/**
+ * A file's entity in the canonical form plans compare. Its console-owned paths are named in its tags
+ * (apply writes them with the entity), so the console can show which fields it owns.
+ */
+export function desiredCanonical(entry: EntitySchemaEntry, data: JsonObject, managedTag: string, owned: readonly string[] = []): JsonObject {
+  const canonical = withoutTag(normalizeEntity(entry, data), managedTag);
+  if (owned.length > 0 && 'tags' in entry.defaults) {
+    const tags = Array.isArray(canonical['tags']) ? canonical['tags'] : [];
+    canonical['tags'] = [...tags, ...consoleOwnsTags(owned).filter((t) => !tags.includes(t))];
+  }
+  return canonical;
 }
 
 /** A live entity (console read, or another ref's file) in the canonical form, aligned with the desired one. */
@@ -121,15 +145,19 @@ export function liveCanonical(entry: EntitySchemaEntry, data: JsonObject, want: 
   return withoutTag(source === 'console' ? normalizeLive(entry, data, want) : normalizeEntity(entry, data), managedTag);
 }
 
-/** Where a console entity differs from what its file declares (empty: they match). */
-export function differencesFromFile(entry: EntitySchemaEntry, fileData: JsonObject, consoleData: JsonObject, managedTag: string): FieldChange[] {
-  const want = desiredCanonical(entry, fileData, managedTag);
-  return diffEntities(liveCanonical(entry, consoleData, want, 'console', managedTag), want);
+/** Where a console entity differs from what its file declares, but for the fields the console owns (empty: they match). */
+export function differencesFromFile(entry: EntitySchemaEntry, fileData: JsonObject, consoleData: JsonObject, managedTag: string, owned: readonly string[] = []): FieldChange[] {
+  const want = desiredCanonical(entry, fileData, managedTag, owned);
+  const have = liveCanonical(entry, consoleData, want, 'console', managedTag);
+  return diffEntities(have, keepOwned(want, have, owned));
 }
 
 export function buildPlan(desiredLabel: string, desired: readonly RepoEntity[], live: LiveState, options: PlanOptions): Plan {
   const summary: PlanSummary = { create: 0, update: 0, delete: 0, drift: 0, unchanged: 0, untracked: 0 };
   const changes: PlanChange[] = [];
+  const owned: OwnedDifference[] = [];
+  // Between two refs both sides are files: nothing is the console's.
+  const ownedOf = live.source === 'console' ? options.owned : undefined;
   /** Managed entities no file declares, of kinds the console cannot delete. */
   const undeletable: string[] = [];
   for (const entry of ENTITY_SCHEMAS) {
@@ -138,7 +166,8 @@ export function buildPlan(desiredLabel: string, desired: readonly RepoEntity[], 
     for (const entity of desired) {
       if (entity.folder !== entry.folder) continue;
       declared.add(entity.id);
-      const want = desiredCanonical(entry, entity.data, options.prune.managedTag);
+      const paths = ownedOf?.(entry.folder, entity.id) ?? [];
+      const want = desiredCanonical(entry, entity.data, options.prune.managedTag, paths);
       const current = liveById.get(entity.id);
       if (!current) {
         summary.create++;
@@ -146,7 +175,13 @@ export function buildPlan(desiredLabel: string, desired: readonly RepoEntity[], 
         changes.push({ kind: entry.folder, id: entity.id, action: 'create', file: entity.file, fields, ...lifecycleOf(fields) });
         continue;
       }
-      const fields = diffEntities(liveCanonical(entry, current.data, want, live.source, options.prune.managedTag), want);
+      const have = liveCanonical(entry, current.data, want, live.source, options.prune.managedTag);
+      const effective = keepOwned(want, have, paths);
+      const fields = diffEntities(have, effective);
+      if (effective !== want) {
+        const differ = diffEntities(effective, want);
+        if (differ.length > 0) owned.push({ kind: entry.folder, id: entity.id, file: entity.file, fields: differ });
+      }
       const modifier = typeof current.data['lastModifierEmail'] === 'string' ? current.data['lastModifierEmail'] : null;
       if (fields.length === 0) summary.unchanged++;
       else if (live.source === 'console' && options.drift && isManaged(current.data, options.prune.managedTag) && modifier !== options.drift.identity) {
@@ -182,7 +217,8 @@ export function buildPlan(desiredLabel: string, desired: readonly RepoEntity[], 
   if (summary.delete > options.prune.maxDeletes) {
     warnings.push(`${summary.delete} ${summary.delete === 1 ? 'delete exceeds' : 'deletes exceed'} prune.maxDeletes (${options.prune.maxDeletes}): apply will refuse this plan.`);
   }
-  return { desired: desiredLabel, live: live.label, summary, changes, warnings };
+  owned.sort(compareChanges);
+  return { desired: desiredLabel, live: live.label, summary, changes, owned, warnings };
 }
 
 export const hasChanges = (plan: Plan): boolean => plan.changes.length > 0;
@@ -195,13 +231,14 @@ export function limitToTargets(plan: Plan, targets: readonly string[]): Plan {
   if (targets.length === 0) return plan;
   const wanted = new Set(targets);
   const kept = plan.changes.filter((c) => wanted.has(`${c.kind}/${c.id}`));
+  const owned = (plan.owned ?? []).filter((o) => wanted.has(`${o.kind}/${o.id}`));
   const skipped = plan.changes.filter((c) => !wanted.has(`${c.kind}/${c.id}`)).map((c) => `${ACTION_WORD[c.action]} ${c.kind}/${c.id}`);
   const summary: PlanSummary = { ...plan.summary, create: 0, update: 0, delete: 0, drift: 0 };
   for (const change of kept) summary[change.action]++;
   // The mass-delete warning counts every delete; it stands only while the targets keep them all.
   const warnings = summary.delete === plan.summary.delete ? [...plan.warnings] : plan.warnings.filter((w) => !w.includes('prune.maxDeletes'));
   if (skipped.length > 0) warnings.push(`--target: ${skipped.length} change${skipped.length === 1 ? '' : 's'} outside the targets skipped: ${skipped.join(', ')}.`);
-  return { ...plan, summary, changes: kept, warnings };
+  return { ...plan, summary, changes: kept, owned, warnings };
 }
 
 const ACTION_WORD: Readonly<Record<PlanAction, string>> = { create: 'create', update: 'update', delete: 'delete', drift: 'drift' };

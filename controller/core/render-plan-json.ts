@@ -29,6 +29,12 @@ export function planToJson(plan: Plan): Record<string, unknown> {
       ...(c.drift ? { drift: { policy: c.drift.policy, lastModifier: c.drift.lastModifier } } : {}),
       ...(c.lifecycle ? { lifecycle: c.lifecycle } : {}),
     })),
+    owned: (plan.owned ?? []).map((o) => ({
+      kind: o.kind,
+      id: o.id,
+      file: o.file,
+      fields: o.fields.map((f) => ({ path: f.path, console: f.old ?? null, file: f.new ?? null })),
+    })),
     warnings: [...plan.warnings],
   };
 }

@@ -1,5 +1,5 @@
 import { escapeControl } from './escape-control.js';
-import { ACTION_MARK, fieldLines, summaryText } from './plan-format.js';
+import { ACTION_MARK, fieldLines, ownedFieldTexts, summaryText } from './plan-format.js';
 import type { Plan, PlanChange } from './plan.js';
 
 /** GitHub refuses comments above 65,536 characters; stay well below. */
@@ -78,6 +78,17 @@ function tableRow(change: PlanChange): string {
   return `| ${ACTION_MARK[change.action]} ${label(change)} | ${code(escapeCell(`${change.kind}/${change.id}`))} | ${change.file === null ? '' : code(escapeCell(change.file))} | ${change.fields.length} |\n`;
 }
 
+/** Owned fields listed before the changes: a few lines each, cut past MAX_OWNED_LINES so the changes keep the budget. */
+const MAX_OWNED_LINES = 50;
+
+function ownedSection(plan: Plan): string {
+  const lines = (plan.owned ?? []).flatMap((o) => ownedFieldTexts(o).map((text) => `- ${code(`${o.kind}/${o.id}`)} owned by the console: ${plain(text)}`));
+  if (lines.length === 0) return '';
+  const shown = lines.slice(0, MAX_OWNED_LINES);
+  if (lines.length > shown.length) shown.push(`- … and ${lines.length - shown.length} more`);
+  return `**Owned by the console** (not applied; the console's value stays):\n\n${shown.join('\n')}\n\n`;
+}
+
 /**
  * The pull-request comment: the summary table first, then one collapsible section per entity, cut
  * with a note when it would pass the size budget (the terminal and JSON plans are never cut).
@@ -89,6 +100,7 @@ export function renderPlanMarkdown(plan: Plan, budget = MARKDOWN_BUDGET): string
   head += `Desired: ${code(plan.desired)} · compared with: ${code(plan.live)}\n\n`;
   for (const warning of plan.warnings) head += `> **Warning:** ${plain(warning)}\n\n`;
   if (s.untracked > 0) head += `${s.untracked} live entit${s.untracked === 1 ? 'y' : 'ies'} without a file left alone (pruning is off, or not tagged as managed).\n\n`;
+  head += ownedSection(plan);
   if (plan.changes.length === 0) return `${head}Nothing to apply.\n`;
 
   // Room kept for the closing note, so a cut comment still fits.

@@ -1,5 +1,5 @@
 import { escapeControl } from './escape-control.js';
-import { ACTION_MARK, fieldLines, summaryText } from './plan-format.js';
+import { ACTION_MARK, fieldLines, ownedFieldTexts, summaryText } from './plan-format.js';
 import type { Plan, PlanChange } from './plan.js';
 
 const INDENT = '    ';
@@ -55,6 +55,10 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions = {}): strin
     lines.push('');
   }
   if (plan.changes.length === 0) lines.push(`No changes: ${plan.live} matches ${plan.desired}.`, '');
+  for (const owned of plan.owned ?? []) {
+    for (const text of ownedFieldTexts(owned)) lines.push(`${paint('dim', '=')} ${t(`${owned.kind}/${owned.id}`)} (${t(owned.file)}) owned by the console: ${t(text)}`);
+  }
+  if ((plan.owned ?? []).length > 0) lines.push('');
   for (const warning of plan.warnings) lines.push(`${paint('!', 'warning:')} ${t(warning)}`);
   if (plan.summary.untracked > 0) {
     lines.push(`note: ${plan.summary.untracked} live entit${plan.summary.untracked === 1 ? 'y' : 'ies'} without a file left alone (pruning is off, or not tagged as managed).`);

@@ -23,7 +23,7 @@ import { describeWithChromium, testChromiumPath } from '../test-support/test-env
 const WEBHOOK_KEY = 'whk-web-secret';
 const INITIAL_MESSAGE = 'Every change is checked against the flags repository.';
 const FILES: Record<string, string> = {
-  'flagops.yaml': 'console: { url: http://127.0.0.1:1, apiKeyEnv: FLAGOPS_API_KEY }\napply: { approverKeyEnv: FLAGOPS_APPROVER_KEY }\n',
+  'flagops.yaml': 'console: { url: http://127.0.0.1:1, apiKeyEnv: FLAGOPS_API_KEY }\napply: { approverKeyEnv: FLAGOPS_APPROVER_KEY }\nownership: { console: { gates/checkout: [isEnabled] } }\n',
   'gates/checkout.yaml': `id: checkout
 name: checkout
 description: New checkout flow
@@ -211,9 +211,11 @@ describeWithChromium('the web console in a browser', () => {
       expect(await alice.getByLabel('Search').inputValue()).toBe('');
     });
 
-    it('shows a managed gate with the commit of its last apply, and diffs any two versions of a gate', async () => {
+    it('shows a managed gate with the commit of its last apply and the fields the console owns, and diffs any two versions of a gate', async () => {
       await alice.goto(`${console_.url}/entities/gates/checkout`);
       await alice.getByTestId('managed-badge').waitFor();
+      expect(await alice.getByTestId('managed-badge').textContent()).toBe('Managed by git · the console owns isEnabled');
+      expect(await alice.getByTestId('console-owns-note').textContent()).toContain('the console owns isEnabled: a change made here limited to that field is approved');
       expect(await alice.getByTestId('last-apply').textContent()).toContain(headCommit.slice(0, 12));
       expect(await alice.locator('pre.yaml').textContent()).toContain('passPercentage: 10');
 

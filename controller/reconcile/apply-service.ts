@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { ARCHIVED_FIELD } from '../../schemas/entity-file.js';
 import { ENTITY_SCHEMAS, type EntitySchemaEntry } from '../../schemas/index.js';
 import { REVIEW_MAX_WAIT_MS } from '../../schemas/review.js';
+import { consoleOwnsTags, keepOwned, ownedPathsOf } from '../core/console-owned.js';
 import { referencesOf } from '../core/cross-references.js';
 import type { Plan, PlanChange } from '../core/plan.js';
 import type { RepoEntity } from '../core/repo-entity.js';
@@ -158,8 +159,16 @@ export async function applyRepo(input: ApplyInput): Promise<ApplyReport> {
     input.onEvent?.({ type: 'outcome', outcome, done: outcomes.size, total });
   };
 
+  const owned = (entity: RepoEntity): string[] => ownedPathsOf(repo.config.ownership.console, entity.folder, entity.id);
+  const liveData = (entity: RepoEntity): JsonObject | undefined => planned.live.entities.get(entity.folder)?.find((e) => e.id === entity.id)?.data;
+
+  /**
+   * The request body of a create (`all`) or of the changed top-level fields. An update keeps the
+   * console's value of every field the console owns, also inside a field it sends whole (the
+   * passPercentage of each rule when `rules` changes): apply never writes an owned field.
+   */
   const bodyFor = (entry: EntitySchemaEntry, entity: RepoEntity, keys: string[] | 'all'): JsonObject => {
-    const body: JsonObject = {};
+    let body: JsonObject = {};
     // `archived` is no request field: archive and unarchive reviews carry it.
     const wanted = (keys === 'all' ? Object.keys(entity.data) : keys).filter((key) => key !== ARCHIVED_FIELD);
     for (const key of wanted) {
@@ -167,10 +176,15 @@ export async function applyRepo(input: ApplyInput): Promise<ApplyReport> {
       else if (`${key}Json5` in entity.data) body[`${key}Json5`] = entity.data[`${key}Json5`];
       else if (key in entry.defaults) body[key] = entry.defaults[key];
     }
-    // Entities apply writes carry the managed tag, so prune and drift know them; plans ignore it.
+    const paths = owned(entity);
+    const live = keys === 'all' ? undefined : liveData(entity);
+    if (live !== undefined) body = keepOwned(body, live, paths);
+    // Entities apply writes carry the managed tag, so prune and drift know them; plans ignore it. The
+    // console-owned paths are named in tags too, for the console to show.
     if ('tags' in entry.defaults) {
       const tags = Array.isArray(entity.data['tags']) ? (entity.data['tags'] as string[]) : [];
-      body['tags'] = tags.includes(managedTag) ? tags : [...tags, managedTag];
+      const extra = [managedTag, ...consoleOwnsTags(paths)].filter((tag) => !tags.includes(tag));
+      body['tags'] = [...tags, ...extra];
     }
     return body;
   };

@@ -1,5 +1,6 @@
 import { ENTITY_SCHEMAS } from '../../schemas/index.js';
 import { driftByTime } from '../core/drift-by-time.js';
+import { ownedPathsOf } from '../core/console-owned.js';
 import { buildPlan, limitToTargets, type LiveEntity, type LiveState, type Plan } from '../core/plan.js';
 import { diagnosticFieldError } from '../core/render-diagnostics.js';
 import { InputError } from '../errors.js';
@@ -106,7 +107,8 @@ async function planWith(input: PlanInput, readLive: () => Promise<LiveState>, id
           policyOf: (folder: string, id: string) => fileDrift.get(`${folder}/${id}`) ?? driftConfig.entities[`${folder}/${id}`] ?? driftConfig.default,
         };
   if (input.targets && input.targets.length > 0) checkTargets(input.targets, repo, live);
-  let plan = buildPlan(input.desiredLabel ?? repo.label, repo.entities, live, { prune, drift });
+  const ownership = repo.config.ownership.console;
+  let plan = buildPlan(input.desiredLabel ?? repo.label, repo.entities, live, { prune, drift, owned: (folder, id) => ownedPathsOf(ownership, folder, id) });
   const drifted = plan.changes.flatMap((change) => (change.action === 'drift' && change.file !== null ? [change.file] : []));
   // Only drift asks git: a plan without it costs no git command.
   if (drifted.length > 0 && input.desired.changedAt) plan = driftByTime(plan, live, await input.desired.changedAt(drifted));

@@ -32,6 +32,7 @@ export function renderStatusText(report: StatusReport): string {
       const a = e.lastApplied;
       details.push(`applied ${a.commit ? `commit ${t(a.commit.slice(0, 12))}${a.commit.endsWith('+dirty') ? '+dirty' : ''} ` : ''}${when(a.time)}`);
     } else details.push('never applied');
+    if (e.consoleOwns.length > 0) details.push(`the console owns ${e.consoleOwns.map(t).join(', ')}`);
     return `  ${(names[i] ?? '').padEnd(width)}  ${STATE_TEXT[e.state].padEnd(9)}  ${details.join('; ')}`;
   });
   return `${header}\n${lines.join('\n')}\n`;

@@ -1,4 +1,5 @@
 import { ENTITY_SCHEMAS } from '../../schemas/index.js';
+import { ownedPathsOf } from '../core/console-owned.js';
 import type { PlanChange } from '../core/plan.js';
 import type { RepoReader } from '../source/repo-reader.js';
 import type { ConsoleClient, JsonObject } from './console-client.js';
@@ -36,6 +37,8 @@ export interface EntityStatus {
    * description), or for kinds written directly, from the audit log (no commit is recorded there).
    */
   lastApplied: { time: number; commit: string | null; plan: string | null; reviewID: string | null; by: string } | null;
+  /** The fields the console owns once the entity exists (flagops.yaml's `ownership.console`); empty when git owns all. */
+  consoleOwns: string[];
 }
 
 export interface StatusReport {
@@ -125,6 +128,7 @@ export async function repoStatus(input: { desired: RepoReader; client: ConsoleCl
       drift: change?.drift ? { policy: change.drift.policy, lastModifier: change.drift.lastModifier } : null,
       pendingReview,
       lastApplied: applied.get(key) ?? null,
+      consoleOwns: row.file === null ? [] : ownedPathsOf(repo.config.ownership.console, row.kind, row.id),
     };
   });
   const applyLocks = locks.map((lock) => ({ name: String(lock['name']), heldBy: String(lock['heldBy']), description: String(lock['description'] ?? ''), expiresTime: num(lock['expiresTime']) ?? 0 }));

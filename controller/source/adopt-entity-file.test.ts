@@ -22,6 +22,12 @@ describe('adoptEntityFile', () => {
     expect(adoptEntityFile(`id: g\nname: g\ndescription: old\ntags: [${TAG}]\n`, GATES, live, TAG)).toBe(`id: g\nname: g\ndescription: new\ntags: [${TAG}]\n`);
   });
 
+  it("keeps the file's values of console-owned fields and writes no tag naming them", () => {
+    const text = 'id: g\nname: g\ndescription: old\nisEnabled: true\nrules:\n  - name: ramp\n    passPercentage: 10\n    conditions: [{type: public}]\n';
+    const live = { id: 'g', name: 'g', description: 'new', isEnabled: false, tags: [TAG, 'flagops-console-owns:isEnabled', 'flagops-console-owns:rules[*].passPercentage'], rules: [{ id: 'r1', name: 'ramp', passPercentage: 0, conditions: [{ type: 'public' }] }] };
+    expect(adoptEntityFile(text, GATES, live, TAG, ['isEnabled', 'rules[*].passPercentage'])).toBe(text.replace('description: old', 'description: new'));
+  });
+
   it('places a field the file lacked where fmt would, and writes flow maps without padding', () => {
     const adopted = adoptEntityFile('id: pricing\nname: pricing\ndefaultValue: {price: 10}\n', CONFIGS, { id: 'pricing', name: 'pricing', description: 'set in the console', defaultValue: { price: 120 } }, TAG);
     expect(formatEntityYaml(adopted, CONFIGS)).toEqual({ ok: true, text: adopted });

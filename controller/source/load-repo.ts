@@ -1,6 +1,7 @@
 import { entryForFolder } from '../../schemas/entity-file.js';
 import { ENTITY_SCHEMAS } from '../../schemas/index.js';
 import { REPO_CONFIG_FILE, RepoConfigSchema, type RepoConfig } from '../../schemas/repo-config.js';
+import { ownershipIssues } from '../core/ownership-issues.js';
 import { driftEntityIssues } from '../core/drift-entity-issues.js';
 import { crossReferenceIssues } from '../core/cross-references.js';
 import { didYouMean } from '../core/did-you-mean.js';
@@ -247,7 +248,7 @@ export async function loadRepo(reader: RepoReader): Promise<LoadedRepo> {
     if (!file) reparsed.set(issue.file, (file = parseYamlFile(issue.file, texts.get(issue.file) ?? '')));
     issuesAt(file, [issue]);
   }
-  if (configFile) issuesAt(configFile, driftEntityIssues(REPO_CONFIG_FILE, config.drift.entities, declared));
+  if (configFile) issuesAt(configFile, [...driftEntityIssues(REPO_CONFIG_FILE, config.drift.entities, declared), ...ownershipIssues(REPO_CONFIG_FILE, config.ownership.console, declared)]);
   const testTexts = new Map(listing.testFiles.flatMap((path) => (texts.has(path) ? [[path, texts.get(path) ?? '']] : [])));
   const flagTests = loadFlagTests(testTexts, { declared: declared.map((e) => `${e.folder}/${e.id}`), environments: config.environments });
   for (const d of flagTests.diagnostics) diagnostics.push(d);

@@ -84,6 +84,16 @@ const CASES: Record<string, Expected[]> = {
     ['flagops.yaml', 4, 'drift.entities.gates/abd', 'repo-config', /names gates\/abd, which no file of the repository declares: the policy applies to nothing \(did you mean 'gates\/abc'\?\)/, 'warning'],
     ['flagops.yaml', 6, 'drift.entities.gates/nothing_like_it', 'repo-config', /which no file of the repository declares: the policy applies to nothing$/, 'warning'],
   ],
+  'repo-config-ownership': [
+    ['flagops.yaml', 5, 'ownership.console.dynamic_configs[0]', 'repo-config', /^'isEnabld' is no field of a dynamic_config \(did you mean 'isEnabled'\?\)$/],
+    ['flagops.yaml', 6, 'ownership.console.dynamic_configs[1]', 'repo-config', /^rules is a list: write rules\[\*\] for each of its items$/],
+    ['flagops.yaml', 7, 'ownership.console.dynamic_configs[2]', 'repo-config', /^rules\[\*\]\.returnValue holds a value, not fields: own rules\[\*\]\.returnValue whole$/],
+    ['flagops.yaml', 8, 'ownership.console.gate/kill_switch', 'repo-config', /names the folder 'gate', which is no kind folder \(did you mean 'gates'\?\)/],
+    ['flagops.yaml', 9, 'ownership.console.gates/kill_swich', 'repo-config', /names gates\/kill_swich, which no file of the repository declares: it owns nothing \(did you mean 'gates\/kill_switch'\?\)/, 'warning'],
+    ['flagops.yaml', 10, 'ownership.console.gates/kill_switch[0]', 'repo-config', /'id' is flagops' to write/],
+    ['flagops.yaml', 10, 'ownership.console.gates/kill_switch[1]', 'repo-config', /^isEnabled is not a list: leave out \[\*\]$/],
+  ],
+  'repo-config-ownership-syntax': [['flagops.yaml', 5, 'ownership.console.gates[1]', 'repo-config', /must be a field path such as isEnabled or rules\[\*\]\.passPercentage/]],
   'repo-config-bad-value': [
     ['flagops.yaml', 2, 'prune.maxDeletes', 'repo-config'],
     ['flagops.yaml', 4, 'drift.default', 'repo-config'],

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { AuditEntrySchema } from '../../../schemas/audit.js';
+import { ownedPathsInTags } from '../../../schemas/repo-config.js';
 import type { Review } from '../../../schemas/review.js';
 import { ApiError, type Api, type Json } from '../api.js';
 import { AuditTable } from '../components/audit-table.js';
@@ -54,7 +55,10 @@ export function EntityDetailPage({ view, id }: { view: KindView; id: string }) {
   const entity = useAsync((signal) => api.get<Json>(item, { signal }).then((r) => r.data), [api, item]);
   const auditPage = useAsync((signal) => api.get<AuditEntry[]>('audit_logs', { query: { kind: view.kind, entityID: id, limit: 100 }, signal }), [api, view.kind, id]);
   const audit = { data: auditPage.data?.data, error: auditPage.error };
-  const managed = Array.isArray(entity.data?.['tags']) && (entity.data['tags'] as unknown[]).includes(MANAGED_TAG);
+  const tags = Array.isArray(entity.data?.['tags']) ? (entity.data['tags'] as unknown[]) : [];
+  const managed = tags.includes(MANAGED_TAG);
+  // flagops apply names the fields the console owns (flagops.yaml's ownership.console) in the entity's tags.
+  const consoleOwns = managed ? ownedPathsInTags(tags) : [];
   const apply = useAsync((signal) => (managed && audit.data ? lastApply(api, audit.data, signal) : Promise.resolve(undefined)), [api, managed, audit.data]);
   const reviewPage = useAsync(
     (signal) => (view.reviewable ? api.get<Review[]>(`${view.listPath}/${encodeURIComponent(id)}/reviews`, { query: { limit: 20 }, signal }) : Promise.resolve(undefined)),
@@ -91,7 +95,7 @@ export function EntityDetailPage({ view, id }: { view: KindView; id: string }) {
             {typeof entity.data['version'] === 'number' && <span class="badge">version {entity.data['version']}</span>}
             {managed && (
               <span class="badge managed" data-testid="managed-badge">
-                Managed by git
+                Managed by git{consoleOwns.length > 0 && <> · the console owns {consoleOwns.join(', ')}</>}
               </span>
             )}
             {apply.data && (
@@ -100,7 +104,13 @@ export function EntityDetailPage({ view, id }: { view: KindView; id: string }) {
               </span>
             )}
           </div>
-          {managed && <p class="note">This {view.label.toLowerCase()} is declared in the config repository. A change made here that is not in git is rejected by the pre-commit validation.</p>}
+          {managed && consoleOwns.length === 0 && <p class="note">This {view.label.toLowerCase()} is declared in the config repository. A change made here that is not in git is rejected by the pre-commit validation.</p>}
+          {consoleOwns.length > 0 && (
+            <p class="note" data-testid="console-owns-note">
+              This {view.label.toLowerCase()} is declared in the config repository, but the console owns {consoleOwns.join(', ')}: a change made here limited to
+              {consoleOwns.length === 1 ? ' that field' : ' those fields'} is approved by the pre-commit validation and kept by flagops apply; a change of any other field that is not in git is rejected.
+            </p>
+          )}
           {view.editable && can('submit_reviews') && (
             <p>
               <Link class="button" href={`/entities/${view.folder}/${encodeURIComponent(id)}/edit`}>
