@@ -32,7 +32,8 @@ export type IssueCode =
   | 'reference'
   | 'environment'
   | 'repo-config'
-  | 'evaluation';
+  | 'evaluation'
+  | 'policy';
 
 /** One thing wrong with a file, named by its property path (`rules[0].conditions[1].type`). */
 export interface Issue {
@@ -66,4 +67,5 @@ export const ISSUE_DESCRIPTIONS: Readonly<Record<IssueCode, string>> = {
   environment: 'A rule or an override names an environment that flagops.yaml does not list.',
   'repo-config': 'flagops.yaml is invalid.',
   evaluation: 'A condition the evaluation engine cannot evaluate: stored, but its rule evaluates as unsupported (a warning).',
+  policy: "A change the bridge's policies would reject, or an entity that breaks a team rule of flagops.yaml (policies.schemas).",
 };
