@@ -3,20 +3,20 @@
  * registered as the console's pre-commit webhook, and `flagops apply` / `flagops plan` as a team would
  * run them. Needs the compiled CLI (`npm run build`, which `npm test` runs first).
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleGit } from 'simple-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, runBuiltCli, spawnConsole, type CliRun, type SpawnedConsole } from '../test-support/spawn-console.js';
+import { spawnBridge, type SpawnedBridge } from '../test-support/spawn-bridge.js';
+import { runBuiltCli, spawnConsole, type CliRun, type SpawnedConsole } from '../test-support/spawn-console.js';
 import { createGitRepo } from '../test-support/git-repo.js';
 
 const WEBHOOK_KEY = 'whk-e2e-secret';
 let dir: string;
 let repo: string;
 let console_: SpawnedConsole;
-let bridge: { url: string; stop: () => void; stderr: () => string };
+let bridge: SpawnedBridge;
 const keys: Record<string, string> = {};
 
 const FILES: Record<string, string> = {
@@ -86,22 +86,6 @@ async function commitAll(message: string): Promise<void> {
   await git.commit(message);
 }
 
-function startBridge(): Promise<typeof bridge> {
-  const child = spawn(process.execPath, [BIN, 'bridge', '--repo', repo, '--branch', 'main', '--port', '0', '--console', console_.url], {
-    env: { ...process.env, FLAGOPS_API_KEY: keys['bridge']!, FLAGOPS_WEBHOOK_KEY: WEBHOOK_KEY },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let err = '';
-  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`bridge exited ${code}: ${err}`)));
-    child.stdout.on('data', (c: Buffer) => {
-      const match = /flagops bridge listening on (\S+)/.exec(c.toString());
-      if (match?.[1]) resolve({ url: match[1], stop: () => child.kill('SIGTERM'), stderr: () => err });
-    });
-  });
-}
-
 const reviewsOf = async (status: string) => ((await api('GET', `/console/v1/reviews?status=${status}&limit=1000`)).json['data'] as Record<string, unknown>[]) ?? [];
 
 beforeAll(async () => {
@@ -113,7 +97,7 @@ beforeAll(async () => {
     const res = await api('POST', '/console/v1/keys', { description: name, userEmail: email, role });
     keys[name] = String((res.json['data'] as Record<string, unknown>)['key']);
   }
-  bridge = await startBridge();
+  bridge = await spawnBridge({ repo, consoleUrl: console_.url, apiKey: keys['bridge']!, webhookKey: WEBHOOK_KEY });
   const set = await api('POST', '/console/v1/settings/precommit_webhook', { webhookURL: `${bridge.url}/webhook`, webhookKey: WEBHOOK_KEY, initialMessage: 'Checked against git by flagops bridge.' });
   expect(set.status).toBe(200);
 }, 60_000);
