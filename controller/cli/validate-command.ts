@@ -1,9 +1,6 @@
 import type { Diagnostic } from '../core/repo-entity.js';
 import { renderDiagnosticsJson, renderDiagnosticsSarif, renderDiagnosticsText, summarize } from '../core/render-diagnostics.js';
-import { planBetweenRefs } from '../reconcile/plan-service.js';
-import { policyDiagnostics } from '../reconcile/policy-diagnostics.js';
 import { FsRepoReader } from '../source/fs-repo-reader.js';
-import { GitRepoReader } from '../source/git-source.js';
 import { hasErrors, loadRepo, sortDiagnostics } from '../source/load-repo.js';
 import { stringOption, type Command } from './command.js';
 import { CLI_VERSION, oneOf, READ_OPTIONS, READ_OPTIONS_USAGE, readOptions, repoDir } from './reconcile-options.js';
@@ -37,6 +34,8 @@ ${READ_OPTIONS_USAGE}`,
     let diagnostics: Diagnostic[] = repo.diagnostics;
     // Policies judge changes: only a repository that validates has changes to judge.
     if (base !== undefined && !hasErrors(repo.diagnostics)) {
+      // Loaded only for --base: a plain validate starts without git.
+      const [{ GitRepoReader }, { planBetweenRefs }, { policyDiagnostics }] = await Promise.all([import('../source/git-source.js'), import('../reconcile/plan-service.js'), import('../reconcile/policy-diagnostics.js')]);
       const { plan } = await planBetweenRefs({ desired: reader, loaded: repo, base: await GitRepoReader.open(dir, base, { ...read, allowEmpty: true }) });
       diagnostics = sortDiagnostics([...diagnostics, ...(await policyDiagnostics(plan, reader))]);
     }
