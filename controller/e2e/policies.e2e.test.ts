@@ -12,7 +12,7 @@ import { simpleGit } from 'simple-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGitRepo } from '../test-support/git-repo.js';
 import { POLICY_BASE_FILES, RAMP_PERCENTAGE_AT, RAMP_TAGS_AT, rampGate } from '../test-support/policy-fixtures.js';
-import { spawnBridge, type SpawnedBridge } from '../test-support/spawn-bridge.js';
+import { connectBridge, type LoopKeys, type SpawnedBridge } from '../test-support/spawn-bridge.js';
 import { callConsole, runBuiltCli, spawnConsole, type CliRun, type SpawnedConsole } from '../test-support/spawn-console.js';
 
 const WEBHOOK_KEY = 'whk-policies-e2e';
@@ -20,7 +20,7 @@ let dir: string;
 let repo: string;
 let console_: SpawnedConsole;
 let bridge: SpawnedBridge;
-const keys: Record<string, string> = {};
+let keys: LoopKeys;
 
 const run = (args: string[]): Promise<CliRun> => runBuiltCli(args, { FLAGOPS_API_KEY: keys['submitter']!, FLAGOPS_APPROVER_KEY: keys['approver']! });
 
@@ -42,11 +42,7 @@ beforeAll(async () => {
   repo = join(dir, 'repo');
   await createGitRepo(repo, POLICY_BASE_FILES, 'the ramp at 10%');
   console_ = await spawnConsole({ db: join(dir, 'console.db'), args: ['--webhook-timeout', '20000'] });
-  for (const [name, email, role] of [['submitter', 'flagops@ci.example.com', 'member'], ['approver', 'lead@example.com', 'member'], ['bridge', 'bridge@example.com', 'webhook_receiver'], ['member', 'dev@example.com', 'member']] as const) {
-    keys[name] = String((await callConsole(console_, 'POST', '/console/v1/keys', { description: name, userEmail: email, role })).body.data.key);
-  }
-  bridge = await spawnBridge({ repo, consoleUrl: console_.url, apiKey: keys['bridge']!, webhookKey: WEBHOOK_KEY });
-  expect((await callConsole(console_, 'POST', '/console/v1/settings/precommit_webhook', { webhookURL: `${bridge.url}/webhook`, webhookKey: WEBHOOK_KEY })).status).toBe(200);
+  ({ keys, bridge } = await connectBridge(console_, repo, WEBHOOK_KEY));
   const applied = await run(['apply', repo, '--auto-approve', '--console', console_.url]);
   expect(applied.code, applied.stderr.slice(-3000)).toBe(0);
 }, 90_000);
