@@ -1,10 +1,9 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import { parse } from 'yaml';
 import { ENTITY_SCHEMAS } from '../../schemas/index.js';
 import { differencesFromFile } from '../core/plan.js';
-import { InputError } from '../errors.js';
 import type { ConsoleClient } from '../reconcile/console-client.js';
-import { checkRepoConfig, parseEntityText } from '../source/load-repo.js';
+import { parseEntityText } from '../source/load-repo.js';
+import { parseBridgePolicies } from './parse-bridge-policies.js';
 import { BridgeService, type DesiredState } from './bridge-service.js';
 import { buildBridgeApp } from './build-bridge-app.js';
 import { ConsoleReviewReader } from './console-review-reader.js';
@@ -35,11 +34,7 @@ export function createBridge(options: BridgeOptions): { app: FastifyInstance; se
     branch: options.branch,
     subdir: options.subdir,
     parse: parseEntityText,
-    parsePolicies: (text) => {
-      const parsed = checkRepoConfig(parse(text));
-      if (!parsed.ok) throw new InputError('flagops.yaml is invalid.', parsed.errors);
-      return { ...parsed.value.bridge, schemas: parsed.value.policies.schemas };
-    },
+    parsePolicies: parseBridgePolicies,
   });
   const service = new BridgeService({
     source,
