@@ -15,11 +15,21 @@ import { formatPath } from './zod-errors.js';
 // schema. Patterns run on the linear-time engine, as dynamic configs' schemas do.
 const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, strictTypes: false, strictTuples: false, strictRequired: false, validateFormats: false, logger: false, code: { regExp: linearRegExp } });
 const compiled = new Map<string, ValidateFunction | Error>();
+/** By the schema object too: validate asks once per entity file, with the same flagops.yaml object. */
+const byObject = new WeakMap<object, ValidateFunction | Error>();
 
 /** How a rule is named in messages: `policies.schemas.gates`, then the schema path of the keyword. */
 export const teamRuleName = (folder: string): string => `policies.schemas.${folder}`;
 
 function compile(schema: unknown): ValidateFunction | Error {
+  const known = typeof schema === 'object' && schema !== null ? byObject.get(schema) : undefined;
+  if (known !== undefined) return known;
+  const hit = compileByText(schema);
+  if (typeof schema === 'object' && schema !== null) byObject.set(schema, hit);
+  return hit;
+}
+
+function compileByText(schema: unknown): ValidateFunction | Error {
   const key = JSON.stringify(schema);
   let hit = compiled.get(key);
   if (hit === undefined) {
