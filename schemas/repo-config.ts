@@ -67,6 +67,24 @@ export const BridgeSettingsSchema = z
   })
   .describe('Policies of the git-verifying pre-commit bridge.');
 
+/** Folders whose entities team rules may constrain: every kind of the config repository. */
+export const POLICY_SCHEMA_FOLDERS = ['segments', 'gates', 'dynamic_configs', 'layers', 'assignment_sources', 'experiments', 'holdouts', 'prompts'] as const;
+
+const TeamRuleSchema = z
+  .union([z.boolean(), z.record(z.string(), z.unknown())], { error: 'must be a JSON Schema (a mapping, or true/false)' })
+  .describe('A JSON Schema 2020-12 every entity of the kind must satisfy, as its file declares it.');
+
+export const PolicySettingsSchema = z
+  .strictObject({
+    schemas: z
+      .strictObject(Object.fromEntries(POLICY_SCHEMA_FOLDERS.map((folder) => [folder, TeamRuleSchema.optional()])) as Record<(typeof POLICY_SCHEMA_FOLDERS)[number], z.ZodOptional<typeof TeamRuleSchema>>)
+      .default({})
+      .describe('Team rules per kind folder (gates, experiments, ...): JSON Schema 2020-12 checked by validate, plan and the bridge.'),
+  })
+  .describe("The team's own rules on entities, beside the bridge's policies.");
+
+export type TeamRuleSchemas = z.infer<typeof PolicySettingsSchema>['schemas'];
+
 export const ApplySettingsSchema = z
   .strictObject({
     approverKeyEnv: EnvVarNameSchema.optional().describe('Environment variable holding a second key that approves the reviews apply submits.'),
@@ -121,6 +139,7 @@ export const RepoConfigSchema = z
     drift: DriftSettingsSchema.default({ default: 'detect', entities: {} }),
     apply: ApplySettingsSchema.default({}),
     bridge: BridgeSettingsSchema.default({ protectedEntities: [], freezeWindows: [] }),
+    policies: PolicySettingsSchema.default({ schemas: {} }),
     limits: ReadLimitsSchema.default({ ...DEFAULT_READ_LIMITS }),
     ownership: OwnershipSettingsSchema.default({ console: {} }),
   })

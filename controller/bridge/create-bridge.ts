@@ -1,12 +1,9 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import { parse } from 'yaml';
 import { ENTITY_SCHEMAS } from '../../schemas/index.js';
-import { RepoConfigSchema, type RepoConfig } from '../../schemas/repo-config.js';
 import { differencesFromFile } from '../core/plan.js';
-import { parseWith } from '../core/zod-errors.js';
-import { InputError } from '../errors.js';
 import type { ConsoleClient } from '../reconcile/console-client.js';
 import { parseEntityText } from '../source/load-repo.js';
+import { parseBridgePolicies, parseRepoConfigText } from './parse-bridge-policies.js';
 import { BridgeService, type DesiredState } from './bridge-service.js';
 import { buildBridgeApp } from './build-bridge-app.js';
 import { ConsoleReviewReader } from './console-review-reader.js';
@@ -30,12 +27,6 @@ export interface BridgeOptions {
   progressAfterMs?: number;
 }
 
-function parseRepoConfig(text: string): RepoConfig {
-  const parsed = parseWith(RepoConfigSchema, parse(text) ?? {});
-  if (!parsed.ok) throw new InputError('flagops.yaml is invalid.', parsed.errors);
-  return parsed.value;
-}
-
 /** Wires the bridge: git desired state at the branch head, the same diff plans use, the console's reviews and change-validation endpoint. */
 export function createBridge(options: BridgeOptions): { app: FastifyInstance; service: BridgeService } {
   const source = new GitDesiredState({
@@ -43,8 +34,8 @@ export function createBridge(options: BridgeOptions): { app: FastifyInstance; se
     branch: options.branch,
     subdir: options.subdir,
     parse: parseEntityText,
-    parsePolicies: (text) => parseRepoConfig(text).bridge,
-    parseOwnership: (text) => parseRepoConfig(text).ownership.console,
+    parsePolicies: parseBridgePolicies,
+    parseOwnership: (text) => parseRepoConfigText(text).ownership.console,
   });
   const service = new BridgeService({
     source,

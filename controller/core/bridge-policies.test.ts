@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { activeFreeze, policyViolations, type ProposedChange } from './bridge-policies.js';
+import { activeFreeze, policyVerdicts, policyViolations, upcomingFreeze, type ProposedChange } from './bridge-policies.js';
 
 const change = (overrides: Partial<ProposedChange> = {}): ProposedChange => ({
   folder: 'gates',
@@ -72,5 +72,67 @@ describe('policyViolations', () => {
       expect(policyViolations(lifecycle, { protectedEntities: ['experiments/exp'] }, monday)).toEqual(['experiments/exp is protected by policy: change it outside the webhook flow.']);
       expect(policyViolations(lifecycle, { protectedEntities: ['exp'] }, monday)).toHaveLength(1);
     }
+  });
+});
+
+describe('policyVerdicts', () => {
+  const teamTag = { gates: { required: ['tags'], properties: { tags: { description: 'every gate carries a team-* tag', contains: { type: 'string', pattern: '^team-' } } } } };
+
+  it('gives every configured policy a verdict, and none to a policy not configured', () => {
+    expect(policyVerdicts(change(), {}, monday)).toEqual([]);
+    const verdicts = policyVerdicts(change(), { protectedEntities: ['gates/other'], maxPassPercentageStep: 25, freezeWindows: [{ days: ['sat'] }] }, monday);
+    expect(verdicts.map((v) => [v.policy, v.verdict])).toEqual([
+      ['protectedEntities', 'pass'],
+      ['freezeWindows', 'pass'],
+      ['maxPassPercentageStep', 'pass'],
+    ]);
+    expect(policyVerdicts(change({ oldConfig: null }), { protectedEntities: ['checkout'] }, monday)[0]).toMatchObject({ verdict: 'pass', message: 'gates/checkout is protected; creating it is allowed.' });
+  });
+
+  it("names the rule's passPercentage in the new config of a step too large", () => {
+    const raised = change({ newConfig: { rules: [{ name: 'staff', passPercentage: 100 }, { name: 'ramp', passPercentage: 80 }] }, oldConfig: { rules: [{ name: 'staff', passPercentage: 100 }, { name: 'ramp', passPercentage: 10 }] } });
+    expect(policyVerdicts(raised, { maxPassPercentageStep: 25 }, monday)).toEqual([
+      { policy: 'maxPassPercentageStep', verdict: 'reject', message: "rule 'ramp' passPercentage rises 10 → 80, more than the allowed step of 25.", property: 'rules[1].passPercentage' },
+    ]);
+  });
+
+  it('warns of a freeze window starting within 24 hours, and rejects during it', () => {
+    const release = { start: '2026-11-24T06:00:00Z', end: '2026-11-25T00:00:00Z', reason: 'release' };
+    expect(policyVerdicts(change(), { freezeWindows: [release] }, monday)).toEqual([
+      { policy: 'freezeWindows', verdict: 'warn', message: 'a freeze window starts at 2026-11-24T06:00:00.000Z (in about 18 h) (release): the bridge rejects changes from then.' },
+    ]);
+    expect(policyViolations(change(), { freezeWindows: [release] }, monday)).toEqual([]);
+    expect(policyVerdicts(change(), { freezeWindows: [release] }, Date.parse('2026-11-24T07:00:00Z'))[0]?.verdict).toBe('reject');
+    expect(policyVerdicts(change(), { freezeWindows: [release] }, Date.parse('2026-11-22T12:00:00Z'))[0]?.verdict).toBe('pass');
+  });
+
+  it('finds the next start of weekly windows, past midnight included', () => {
+    // Monday 12:00: Tuesday's window opens tomorrow at 09:00; tonight's 22:00 window comes first.
+    expect(upcomingFreeze([{ days: ['tue'], from: '09:00', to: '17:00' }], monday)?.start).toBe(Date.parse('2026-11-24T09:00:00Z'));
+    expect(upcomingFreeze([{ days: ['tue'], from: '09:00' }, { days: ['mon'], from: '22:00', to: '06:00' }], monday)?.start).toBe(Date.parse('2026-11-23T22:00:00Z'));
+    expect(upcomingFreeze([{ days: ['wed'] }], monday)).toBeUndefined();
+    expect(upcomingFreeze([{ end: '2026-11-20T00:00:00Z' }], monday)).toBeUndefined();
+    expect(upcomingFreeze([{ days: ['mon'] }], monday)).toBeUndefined(); // active, not upcoming
+  });
+
+  it('rejects a new config that breaks a team rule, judged as a file would declare it', () => {
+    // A console read: server fields and defaults beside the entity's own; the rule sees the file's form.
+    const read = { id: 'checkout', name: 'Checkout', description: '', isEnabled: true, tags: ['checkout'], rules: [], createdTime: 1, lastModifierID: 'u' };
+    const verdicts = policyVerdicts(change({ newConfig: read }), { schemas: teamTag }, monday);
+    expect(verdicts).toEqual([
+      {
+        policy: 'policies.schemas.gates#/properties/tags/contains',
+        verdict: 'reject',
+        message: 'gates/checkout tags breaks team rule policies.schemas.gates#/properties/tags/contains: must contain at least 1 valid item(s) (every gate carries a team-* tag).',
+        property: 'tags',
+      },
+    ]);
+    expect(policyVerdicts(change({ newConfig: { ...read, tags: ['team-pay'] } }), { schemas: teamTag }, monday)).toEqual([
+      { policy: 'policies.schemas.gates', verdict: 'pass', message: 'gates/checkout satisfies the team rules of its kind.' },
+    ]);
+    // A delete has no new config to judge; another kind's rule does not apply.
+    expect(policyVerdicts(change({ newConfig: null }), { schemas: teamTag }, monday)).toEqual([]);
+    expect(policyVerdicts(change({ folder: 'segments' }), { schemas: teamTag }, monday)).toEqual([]);
+    expect(policyViolations(change({ newConfig: read }), { schemas: { gates: { required: ['owner'] } } }, monday)).toEqual(["gates/checkout breaks team rule policies.schemas.gates#/required: must have required property 'owner'."]);
   });
 });

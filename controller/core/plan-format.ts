@@ -6,7 +6,7 @@
 import { Document, isScalar, visit } from 'yaml';
 import type { FieldChange } from './diff.js';
 import { lineDiff } from './line-diff.js';
-import type { OwnedDifference, PlanAction, PlanSummary } from './plan.js';
+import type { OwnedDifference, PlanAction, PlanChange, PlanSummary } from './plan.js';
 
 const SHORT = 80;
 
@@ -81,4 +81,21 @@ const oneLine = (value: unknown): string => {
 /** `isEnabled false in the console, true in the file`, for each field of an owned difference. */
 export function ownedFieldTexts(owned: OwnedDifference): string[] {
   return owned.fields.map((f) => `${f.path} ${oneLine(f.old)} in the console, ${oneLine(f.new)} in the file`);
+}
+
+/** Changes with a `reject` verdict: what the bridge would refuse. */
+export function rejectedChanges(changes: readonly PlanChange[]): PlanChange[] {
+  return changes.filter((c) => (c.policies ?? []).some((v) => v.verdict === 'reject'));
+}
+
+/** One sentence on the plan's policy verdicts, or undefined when no policy applies to any change. */
+export function policySummary(changes: readonly PlanChange[]): string | undefined {
+  const judged = changes.filter((c) => (c.policies ?? []).length > 0);
+  if (judged.length === 0) return undefined;
+  const rejected = rejectedChanges(changes).length;
+  const warned = changes.filter((c) => (c.policies ?? []).some((v) => v.verdict === 'warn')).length;
+  const n = (k: number, what: string): string => `${k} ${what}${k === 1 ? '' : 's'}`;
+  const parts = [rejected === 0 ? `no change the bridge would reject` : `${n(rejected, 'change')} the bridge would reject`];
+  if (warned > 0) parts.push(`${n(warned, 'warning')}`);
+  return `${parts.join(', ')} (${n(judged.length, 'change')} judged)`;
 }

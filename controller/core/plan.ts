@@ -5,6 +5,7 @@
 import { ARCHIVED_FIELD } from '../../schemas/entity-file.js';
 import { ENTITY_SCHEMAS, type EntitySchemaEntry } from '../../schemas/index.js';
 import { consoleOwnsTags, keepOwned } from './console-owned.js';
+import type { PolicyVerdict } from './bridge-policies.js';
 import { diffEntities, type FieldChange } from './diff.js';
 import { jsonEqual } from './json-equal.js';
 import { normalizeEntity, normalizeLive } from './normalize.js';
@@ -24,6 +25,8 @@ export interface PlanChange {
   drift?: { policy: DriftPolicy; lastModifier: string | null };
   /** Set when the change archives or unarchives the entity (its `archived` field changes). */
   lifecycle?: 'archive' | 'unarchive';
+  /** The verdict of each policy the bridge runs on the change (plan-policies.ts); empty when none applies. */
+  policies?: PolicyVerdict[];
 }
 
 /** Archive or unarchive, when the entity's `archived` state differs between old and new. */

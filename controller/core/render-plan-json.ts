@@ -28,6 +28,7 @@ export function planToJson(plan: Plan): Record<string, unknown> {
       fields: c.fields.map((f) => ({ path: f.path, old: f.old ?? null, new: f.new ?? null })),
       ...(c.drift ? { drift: { policy: c.drift.policy, lastModifier: c.drift.lastModifier } } : {}),
       ...(c.lifecycle ? { lifecycle: c.lifecycle } : {}),
+      policies: (c.policies ?? []).map((v) => ({ policy: v.policy, verdict: v.verdict, message: v.message, ...(v.property === undefined ? {} : { property: v.property }) })),
     })),
     owned: (plan.owned ?? []).map((o) => ({
       kind: o.kind,

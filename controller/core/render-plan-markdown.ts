@@ -1,5 +1,5 @@
 import { escapeControl } from './escape-control.js';
-import { ACTION_MARK, fieldLines, ownedFieldTexts, summaryText } from './plan-format.js';
+import { ACTION_MARK, fieldLines, ownedFieldTexts, policySummary, rejectedChanges, summaryText } from './plan-format.js';
 import type { Plan, PlanChange } from './plan.js';
 
 /** GitHub refuses comments above 65,536 characters; stay well below. */
@@ -89,6 +89,34 @@ function ownedSection(plan: Plan): string {
   return `**Owned by the console** (not applied; the console's value stays):\n\n${shown.join('\n')}\n\n`;
 }
 
+const VERDICT_LABEL = { reject: ':x: reject', warn: ':warning: warn', pass: ':white_check_mark: pass' } as const;
+
+/**
+ * The Policies section: a row per rejection and warning (what needs a person), passing verdicts
+ * counted, cut at `budget` characters with a count of the rows left out.
+ */
+function policiesSection(plan: Plan, budget: number): string {
+  const summary = policySummary(plan.changes);
+  if (summary === undefined) return '';
+  let out = `#### Policies\n\n${rejectedChanges(plan.changes).length === 0 ? ':white_check_mark:' : ':x:'} ${plain(summary)}.\n\n`;
+  const rows = plan.changes.flatMap((c) => (c.policies ?? []).filter((v) => v.verdict !== 'pass').map((v) => ({ change: c, v })));
+  if (rows.length > 0) {
+    let table = '| verdict | entity | policy | message |\n|---|---|---|---|\n';
+    let shown = 0;
+    for (const { change, v } of rows) {
+      const row = `| ${VERDICT_LABEL[v.verdict]} | ${code(escapeCell(`${change.kind}/${change.id}`))} | ${code(escapeCell(v.policy))} | ${plain(v.message)} |\n`;
+      if (table.length + row.length > budget) break;
+      table += row;
+      shown++;
+    }
+    if (shown < rows.length) table += `| … | ${rows.length - shown} more | | |\n`;
+    out += `${table}\n`;
+  }
+  const passed = new Set(plan.changes.flatMap((c) => (c.policies ?? []).filter((v) => v.verdict === 'pass').map((v) => v.policy.replace(/#.*$/, ''))));
+  if (passed.size > 0) out += `Passed where they apply: ${[...passed].map((p) => code(p)).join(', ')}.\n\n`;
+  return out;
+}
+
 /**
  * The pull-request comment: the summary table first, then one collapsible section per entity, cut
  * with a note when it would pass the size budget (the terminal and JSON plans are never cut).
@@ -116,6 +144,7 @@ export function renderPlanMarkdown(plan: Plan, budget = MARKDOWN_BUDGET): string
   }
   if (tableShown < plan.changes.length) rows += `| … | ${plan.changes.length - tableShown} more | | |\n`;
   out += `${rows}\n`;
+  out += policiesSection(plan, budget / 4);
   let detailed = 0;
   for (const change of plan.changes) {
     const section = details(change);

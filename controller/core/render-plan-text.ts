@@ -1,5 +1,5 @@
 import { escapeControl } from './escape-control.js';
-import { ACTION_MARK, fieldLines, ownedFieldTexts, summaryText } from './plan-format.js';
+import { ACTION_MARK, fieldLines, ownedFieldTexts, policySummary, summaryText } from './plan-format.js';
 import type { Plan, PlanChange } from './plan.js';
 
 const INDENT = '    ';
@@ -52,6 +52,10 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions = {}): strin
         }
       }
     }
+    for (const v of change.policies ?? []) {
+      const mark = v.verdict === 'reject' ? paint('-', 'reject') : v.verdict === 'warn' ? paint('!', 'warn') : paint('dim', 'pass');
+      lines.push(`${INDENT}policy ${t(v.policy)}: ${mark}: ${t(v.message)}`);
+    }
     lines.push('');
   }
   if (plan.changes.length === 0) lines.push(`No changes: ${plan.live} matches ${plan.desired}.`, '');
@@ -63,6 +67,8 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions = {}): strin
   if (plan.summary.untracked > 0) {
     lines.push(`note: ${plan.summary.untracked} live entit${plan.summary.untracked === 1 ? 'y' : 'ies'} without a file left alone (pruning is off, or not tagged as managed).`);
   }
+  const policies = policySummary(plan.changes);
+  if (policies !== undefined) lines.push(`${paint('bold', 'Policies:')} ${policies}.`);
   lines.push(`${paint('bold', 'Plan:')} ${summaryText(plan.summary)}.`);
   return `${lines.join('\n')}\n`;
 }

@@ -33,7 +33,8 @@ export type IssueCode =
   | 'environment'
   | 'repo-config'
   | 'evaluation'
-  | 'flag-test';
+  | 'flag-test'
+  | 'policy';
 
 /** One thing wrong with a file, named by its property path (`rules[0].conditions[1].type`). */
 export interface Issue {
@@ -68,4 +69,5 @@ export const ISSUE_DESCRIPTIONS: Readonly<Record<IssueCode, string>> = {
   'repo-config': 'flagops.yaml is invalid.',
   evaluation: 'A condition the evaluation engine cannot evaluate: stored, but its rule evaluates as unsupported (a warning).',
   'flag-test': 'A flag test (tests/*.yaml) is malformed, names an entity the repository does not declare, or fails.',
+  policy: "A change the bridge's policies would reject, or an entity that breaks a team rule of flagops.yaml (policies.schemas).",
 };

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleGit } from 'simple-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnBridge, type SpawnedBridge } from '../test-support/spawn-bridge.js';
+import { connectBridge, type LoopKeys, type SpawnedBridge } from '../test-support/spawn-bridge.js';
 import { runBuiltCli, spawnConsole, type CliRun, type SpawnedConsole } from '../test-support/spawn-console.js';
 import { createGitRepo } from '../test-support/git-repo.js';
 
@@ -17,7 +17,7 @@ let dir: string;
 let repo: string;
 let console_: SpawnedConsole;
 let bridge: SpawnedBridge;
-const keys: Record<string, string> = {};
+let keys: LoopKeys;
 
 const FILES: Record<string, string> = {
   'flagops.yaml': `console: { url: http://127.0.0.1:1, apiKeyEnv: FLAGOPS_API_KEY }
@@ -93,13 +93,7 @@ beforeAll(async () => {
   repo = join(dir, 'repo');
   await createGitRepo(repo, FILES, 'initial flags');
   console_ = await spawnConsole({ db: join(dir, 'console.db'), args: ['--webhook-timeout', '20000'], checkResponses: true });
-  for (const [name, email, role] of [['submitter', 'flagops@ci.example.com', 'member'], ['approver', 'lead@example.com', 'member'], ['bridge', 'bridge@example.com', 'webhook_receiver'], ['member', 'dev@example.com', 'member']] as const) {
-    const res = await api('POST', '/console/v1/keys', { description: name, userEmail: email, role });
-    keys[name] = String((res.json['data'] as Record<string, unknown>)['key']);
-  }
-  bridge = await spawnBridge({ repo, consoleUrl: console_.url, apiKey: keys['bridge']!, webhookKey: WEBHOOK_KEY });
-  const set = await api('POST', '/console/v1/settings/precommit_webhook', { webhookURL: `${bridge.url}/webhook`, webhookKey: WEBHOOK_KEY, initialMessage: 'Checked against git by flagops bridge.' });
-  expect(set.status).toBe(200);
+  ({ keys, bridge } = await connectBridge(console_, repo, WEBHOOK_KEY, 'Checked against git by flagops bridge.'));
 }, 60_000);
 
 afterAll(async () => {

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENTITY_SCHEMAS } from '../../schemas/index.js';
 import { activeFreeze } from '../core/bridge-policies.js';
+import { teamRuleViolations } from '../core/team-rules.js';
 import { fmtRepo } from '../source/fmt-repo.js';
 import { FsRepoReader } from '../source/fs-repo-reader.js';
 import { loadRepo, type LoadedRepo } from '../source/load-repo.js';
@@ -32,6 +33,16 @@ describe('examples/config-repo', () => {
     expect(repo.diagnostics).toEqual([]);
     expect(repo.entities.length).toBeGreaterThanOrEqual(30);
     expect(new Set(repo.entities.map((e) => e.folder))).toEqual(new Set(ENTITY_SCHEMAS.map((e) => e.folder)));
+  });
+
+  it("the template's team rule holds its own example entities, and breaks a gate without a team tag", async () => {
+    const template = await loadRepo(new FsRepoReader(TEMPLATE));
+    expect(template.diagnostics).toEqual([]);
+    expect(Object.keys(template.config.policies.schemas)).toEqual(['gates']);
+    const gate = template.entities.find((e) => e.folder === 'gates');
+    expect(teamRuleViolations('gates', gate?.data, template.config.policies.schemas)).toEqual([]);
+    expect(teamRuleViolations('gates', { ...gate?.data, tags: ['flagops-managed'] }, template.config.policies.schemas).map((v) => v.rule)).toEqual(['policies.schemas.gates#/properties/tags/contains']);
+    expect(teamRuleViolations('gates', { ...gate?.data, description: '' }, template.config.policies.schemas).map((v) => v.rule)).toEqual(['policies.schemas.gates#/properties/description/minLength']);
   });
 
   it('has no freeze window that can be active from now on: `npm start` applies it at any hour', () => {

@@ -2,6 +2,7 @@ import { ENTITY_SCHEMAS } from '../../schemas/index.js';
 import { driftByTime } from '../core/drift-by-time.js';
 import { ownedPathsOf } from '../core/console-owned.js';
 import { buildPlan, limitToTargets, type LiveEntity, type LiveState, type Plan } from '../core/plan.js';
+import { withPolicyVerdicts } from '../core/plan-policies.js';
 import { diagnosticFieldError } from '../core/render-diagnostics.js';
 import { InputError } from '../errors.js';
 import { hasErrors, loadRepo, type LoadedRepo } from '../source/load-repo.js';
@@ -29,6 +30,8 @@ export interface PlanInput {
   loaded?: LoadedRepo;
   /** `--target kind/id`: only these entities' changes are planned. */
   targets?: readonly string[];
+  /** The time policies are judged at (freeze windows); now when left out. */
+  now?: number;
 }
 
 /**
@@ -112,6 +115,7 @@ async function planWith(input: PlanInput, readLive: () => Promise<LiveState>, id
   const drifted = plan.changes.flatMap((change) => (change.action === 'drift' && change.file !== null ? [change.file] : []));
   // Only drift asks git: a plan without it costs no git command.
   if (drifted.length > 0 && input.desired.changedAt) plan = driftByTime(plan, live, await input.desired.changedAt(drifted));
+  plan = withPolicyVerdicts(plan, repo.entities, live, { ...repo.config.bridge, schemas: repo.config.policies.schemas }, input.now ?? Date.now());
   return { plan: limitToTargets(plan, input.targets ?? []), repo, live, ...(identityResult.value === undefined ? {} : { identity: identityResult.value }) };
 }
 

@@ -8,7 +8,8 @@ import { didYouMean } from '../core/did-you-mean.js';
 import type { Diagnostic, Issue, RepoEntity } from '../core/repo-entity.js';
 import { validateEntityFile } from '../core/validate-entity.js';
 import { parseWith } from '../core/zod-errors.js';
-import { InputError } from '../errors.js';
+import { InputError, type FieldError } from '../errors.js';
+import { teamRuleSchemaErrors, teamRuleViolations } from '../core/team-rules.js';
 import { parseYamlFile, type ParsedYamlFile } from './parse-yaml-file.js';
 import { loadFlagTests } from './load-flag-tests.js';
 import type { PlacedFlagTest } from '../core/eval/run-flag-tests.js';
@@ -96,12 +97,23 @@ export function parseEntityText(text: string, path: string): Record<string, unkn
   return entity.data;
 }
 
+/**
+ * flagops.yaml's data checked as every reader checks it: its schema, then its team rules, which must
+ * be valid JSON Schema (the bridge reads it with this too).
+ */
+export function checkRepoConfig(data: unknown): { ok: true; value: RepoConfig } | { ok: false; errors: FieldError[] } {
+  const parsed = parseWith(RepoConfigSchema, data ?? {});
+  if (!parsed.ok) return parsed;
+  const invalid = teamRuleSchemaErrors(parsed.value.policies.schemas);
+  return invalid.length > 0 ? { ok: false, errors: invalid } : parsed;
+}
+
 function loadConfig(file: ParsedYamlFile | undefined): { config: RepoConfig; issues: Issue[] } {
   const defaults = RepoConfigSchema.parse({});
   if (!file) return { config: defaults, issues: [] };
   const issues = [...file.issues];
   if (file.data === undefined) return { config: defaults, issues };
-  const parsed = parseWith(RepoConfigSchema, file.data ?? {});
+  const parsed = checkRepoConfig(file.data);
   if (parsed.ok) return { config: parsed.value, issues };
   for (const error of parsed.errors) {
     const unknown = error.errorMessage.startsWith('is not a known field');
@@ -228,6 +240,10 @@ export async function loadRepo(reader: RepoReader): Promise<LoadedRepo> {
         const directive = driftDirective(path, text);
         if (directive.issue) diagnostics.push(directive.issue);
         if (result.entity) entities.push(directive.policy ? { ...result.entity, drift: directive.policy } : result.entity);
+        // The file as it declares the entity: what the team's rule is written against.
+        for (const v of result.declared ? teamRuleViolations(folder, result.declared.data, config.policies.schemas) : []) {
+          issues.push({ file: path, property: v.property, message: `breaks team rule ${v.rule}: ${v.message}`, code: 'policy', severity: 'error' });
+        }
         if (result.declared) declared.push(result.declared);
       }
       if (issues.length > MAX_ISSUES_PER_FILE) {
