@@ -9,17 +9,20 @@
  * - JSON5: `parseJson5` (the subset reader, json5 behind it) against `JSON5.parse`, on the JSON5 blocks;
  * - zod: `parseWith` (the parser compiled from each schema, zod behind it) against zod's `safeParse`;
  * - canonical forms: `canonical` (compiled per kind, field names as literals) against
- *   `canonicalReference`, the same computation interpreted.
+ *   `canonicalReference`, the same computation interpreted;
+ * - with `--pg URL` (a server where the user may create a scratch database), the change-marks check: `PgPipelinedStatement` against node-postgres' own
+ *   `client.query` of the same prepared statement (one at a time, as node-postgres runs them), per check.
  *
  * CPU time of each side, the two sides alternating round by round (a neighbour's burst then falls on
  * both), medians of the rounds and of the per-round ratios.
  *
- * Usage: npm run bench:fast-paths [-- --size 5000 --rounds 11]
+ * Usage: npm run bench:fast-paths [-- --size 5000 --rounds 11 --pg postgres://postgres@127.0.0.1:5432/postgres]
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import JSON5 from 'json5';
+import pg from 'pg';
 import { entityFileSchema } from '../schemas/entity-file.js';
 import { ENTITY_SCHEMAS, type EntitySchemaEntry } from '../schemas/index.js';
 import { parseJson5 } from '../controller/core/fast-json5.js';
@@ -28,12 +31,15 @@ import type { JsonObject } from '../controller/core/repo-entity.js';
 import { parseWith } from '../controller/core/zod-errors.js';
 import { blockYamlLoad } from '../controller/source/block-yaml-load.js';
 import { MAX_DEPTH, parseYamlFile, parseYamlFileFully } from '../controller/source/parse-yaml-file.js';
+import { createPostgresStore, MARKS_QUERY, TEXT_TYPES } from '../controller/store/postgres/create-postgres-store.js';
+import { PgPipelinedStatement } from '../controller/store/postgres/pg-pipelined-statement.js';
 import { generateRepo } from './generate-repo.js';
 
-const arg = (name: string, fallback: number): number => {
+const option = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1] ?? fallback) : fallback;
+  return i >= 0 ? process.argv[i + 1] : undefined;
 };
+const arg = (name: string, fallback: number): number => Number(option(name) ?? fallback);
 
 interface File {
   entry: EntitySchemaEntry;
@@ -66,34 +72,80 @@ function json5Texts(value: unknown, out: string[]): string[] {
   return out;
 }
 
-const cpuMs = (run: () => void): number => {
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+
+const cpuMsAsync = async (run: () => Promise<void>): Promise<number> => {
   const since = process.cpuUsage();
-  run();
+  await run();
   const used = process.cpuUsage(since);
   return (used.user + used.system) / 1000;
 };
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
 /** The two sides in turns, two unmeasured rounds first; prints the medians and the median ratio. */
-function compare(label: string, fast: () => void, general: () => void, rounds: number): void {
+async function compare(label: string, fast: () => void | Promise<void>, general: () => void | Promise<void>, rounds: number, unit = 'ms'): Promise<void> {
+  const measure = (run: () => void | Promise<void>): Promise<number> => cpuMsAsync(async () => run());
   for (let i = 0; i < 2; i++) {
-    fast();
-    general();
+    await fast();
+    await general();
   }
   const fastMs: number[] = [];
   const generalMs: number[] = [];
   const ratios: number[] = [];
   for (let i = 0; i < rounds; i++) {
-    const f = cpuMs(fast);
-    const g = cpuMs(general);
+    const f = await measure(fast);
+    const g = await measure(general);
     fastMs.push(f);
     generalMs.push(g);
     ratios.push(g / f);
   }
-  console.log(`${label.padEnd(16)} fast path ${median(fastMs).toFixed(1).padStart(7)} ms   without ${median(generalMs).toFixed(1).padStart(7)} ms   ${median(ratios).toFixed(1)}× faster`);
+  console.log(`${label.padEnd(16)} fast path ${median(fastMs).toFixed(1).padStart(7)} ${unit}   without ${median(generalMs).toFixed(1).padStart(7)} ${unit}   ${median(ratios).toFixed(1)}× faster`);
 }
 
-function main(): void {
+const MARKS_CHECKS = 1000;
+
+/** The change-marks query, pipelined (four in flight, as the marks refresher sends them) and through node-postgres. */
+async function compareMarks(adminUrl: string, rounds: number): Promise<void> {
+  // A scratch database with flagops' schema (the query reads store_marks).
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  const scratch = `flagops_bench_${process.pid}`;
+  await admin.query(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${scratch}`);
+  const scratchUrl = new URL(adminUrl);
+  scratchUrl.pathname = `/${scratch}`;
+  const url = scratchUrl.toString();
+  try {
+    const store = createPostgresStore(url);
+    await store.open?.();
+    await store.close?.();
+    const pipelined = await PgPipelinedStatement.open({ connectionString: url }, 'bench_marks', MARKS_QUERY);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const statement: pg.QueryArrayConfig = { name: 'bench_marks', text: MARKS_QUERY, rowMode: 'array', types: TEXT_TYPES };
+    await compare(
+      'marks check',
+      async () => {
+        await Promise.all(
+          Array.from({ length: 4 }, async () => {
+            for (let i = 0; i < MARKS_CHECKS / 4; i++) await pipelined.query();
+          }),
+        );
+      },
+      async () => {
+        for (let i = 0; i < MARKS_CHECKS; i++) await client.query(statement);
+      },
+      rounds,
+      'ms per 1,000',
+    );
+    pipelined.close();
+    await client.end();
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+async function main(): Promise<void> {
   const size = arg('size', 5000);
   const rounds = arg('rounds', 11);
   const dir = mkdtempSync(join(tmpdir(), 'flagops-bench-fast-paths-'));
@@ -109,15 +161,17 @@ function main(): void {
     if (outside.some((f) => blockYamlLoad(f.text, MAX_DEPTH) !== undefined)) throw new Error('the js-yaml corpus must be outside the block reader');
     console.log(`${files.length} files, ${texts.length} JSON5 texts, ${outside.length} files outside the block reader; CPU time, median of ${rounds} rounds`);
     let sink: unknown;
-    compare('block YAML', () => some.forEach((f) => (sink = blockYamlLoad(f.text, MAX_DEPTH))), () => some.forEach((f) => (sink = parseYamlFileFully(f.path, f.text).data)), rounds);
-    compare('js-yaml', () => outside.forEach((f) => (sink = parseYamlFile(f.path, f.text).data)), () => outside.forEach((f) => (sink = parseYamlFileFully(f.path, f.text).data)), rounds);
-    compare('JSON5', () => texts.forEach((t) => (sink = parseJson5(t))), () => texts.forEach((t) => (sink = JSON5.parse(t))), rounds);
-    compare('zod', () => entities.forEach((e) => (sink = parseWith(entityFileSchema(e.entry), e.data))), () => entities.forEach((e) => (sink = entityFileSchema(e.entry).safeParse(e.data))), rounds);
-    compare('canonical forms', () => entities.forEach((e) => (sink = canonical(e.entry, e.data, undefined))), () => entities.forEach((e) => (sink = canonicalReference(e.entry, e.data, undefined))), rounds);
+    await compare('block YAML', () => some.forEach((f) => (sink = blockYamlLoad(f.text, MAX_DEPTH))), () => some.forEach((f) => (sink = parseYamlFileFully(f.path, f.text).data)), rounds);
+    await compare('js-yaml', () => outside.forEach((f) => (sink = parseYamlFile(f.path, f.text).data)), () => outside.forEach((f) => (sink = parseYamlFileFully(f.path, f.text).data)), rounds);
+    await compare('JSON5', () => texts.forEach((t) => (sink = parseJson5(t))), () => texts.forEach((t) => (sink = JSON5.parse(t))), rounds);
+    await compare('zod', () => entities.forEach((e) => (sink = parseWith(entityFileSchema(e.entry), e.data))), () => entities.forEach((e) => (sink = entityFileSchema(e.entry).safeParse(e.data))), rounds);
+    await compare('canonical forms', () => entities.forEach((e) => (sink = canonical(e.entry, e.data, undefined))), () => entities.forEach((e) => (sink = canonicalReference(e.entry, e.data, undefined))), rounds);
     void sink;
+    const url = option('pg');
+    if (url !== undefined) await compareMarks(url, rounds);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-main();
+await main();
