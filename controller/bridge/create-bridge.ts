@@ -1,12 +1,8 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import { parse } from 'yaml';
 import { ENTITY_SCHEMAS } from '../../schemas/index.js';
-import { RepoConfigSchema } from '../../schemas/repo-config.js';
 import { differencesFromFile } from '../core/plan.js';
-import { parseWith } from '../core/zod-errors.js';
-import { InputError } from '../errors.js';
 import type { ConsoleClient } from '../reconcile/console-client.js';
-import { parseEntityText } from '../source/load-repo.js';
+import { parseEntityText, parseRepoConfigText } from '../source/load-repo.js';
 import { BridgeService, type DesiredState } from './bridge-service.js';
 import { buildBridgeApp } from './build-bridge-app.js';
 import { ConsoleReviewReader } from './console-review-reader.js';
@@ -37,11 +33,8 @@ export function createBridge(options: BridgeOptions): { app: FastifyInstance; se
     branch: options.branch,
     subdir: options.subdir,
     parse: parseEntityText,
-    parsePolicies: (text) => {
-      const parsed = parseWith(RepoConfigSchema, parse(text) ?? {});
-      if (!parsed.ok) throw new InputError('flagops.yaml is invalid.', parsed.errors);
-      return parsed.value.bridge;
-    },
+    // The reader `validate` and the reconciler use: the same errors, placed at file:line:col.
+    parsePolicies: (text) => parseRepoConfigText(text).bridge,
   });
   const service = new BridgeService({
     source,
