@@ -190,7 +190,7 @@ export class EntityService extends EntityReads<EntityServiceDeps> {
         supplied = body;
         const kept = Object.fromEntries(Object.entries(before.data).filter(([k]) => !this.writable.has(k)));
         // The creator fields describe the create, as the name and type name the entity: left out, they stay.
-        after = { ...kept, ...structuredClone(def.defaults), ...pick(before.data, ['name', 'type', ...STAMPED_WHEN_UNSET]), ...body };
+        after = { ...kept, ...structuredClone(def.defaults), ...presentFields(before.data, ['name', 'type', ...STAMPED_WHEN_UNSET]), ...body };
         break;
       }
       case 'patch': {
@@ -370,6 +370,7 @@ export function deriveId(name: string): string {
   return name.trim().toLowerCase().replace(/\s+/g, '_');
 }
 
-function pick(data: JsonObject, keys: string[]): JsonObject {
+/** The fields of `data` among `keys` that hold a value. */
+function presentFields(data: JsonObject, keys: string[]): JsonObject {
   return Object.fromEntries(keys.filter((k) => data[k] !== undefined).map((k) => [k, data[k]]));
 }

@@ -12,9 +12,10 @@
  */
 import { z } from 'zod';
 import { NON_FINITE_CHECKS, nonFiniteNumberPaths } from '../../schemas/json-value.js';
+import { isPlainObject } from './is-plain-object.js';
+import { UNSURE } from './unsure.js';
 
-/** What a fast parser answers when zod must decide. */
-export const UNSURE: unique symbol = Symbol('unsure');
+export { UNSURE } from './unsure.js';
 
 type Parser = (value: unknown) => unknown;
 
@@ -122,8 +123,6 @@ function baseTypes(schema: Schema): Set<string> | undefined {
 }
 
 const typeOf = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const parsers = new WeakMap<object, Parser>();
 

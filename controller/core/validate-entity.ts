@@ -6,6 +6,7 @@ import { entityRuleErrors } from './entity-rules.js';
 import { unevaluableConditions } from './eval/unevaluable-conditions.js';
 import type { Issue, IssueCode, JsonObject, RepoEntity } from './repo-entity.js';
 import { parseWith } from './zod-errors.js';
+import { isPlainObject } from './is-plain-object.js';
 
 const UNKNOWN = /^is not a known field/;
 const readOnlyCache = new Map<string, Set<string>>();
@@ -25,8 +26,6 @@ export function readOnlyFields(entry: EntitySchemaEntry): Set<string> {
   }
   return fields;
 }
-
-export const isPlainObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The entity as the console will validate it: defaults for what the file leaves out, except that a
