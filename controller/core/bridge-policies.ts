@@ -1,10 +1,10 @@
-import type { z } from 'zod';
-import type { BridgeSettingsSchema, FreezeWindowSchema } from '../../schemas/repo-config.js';
-
 /**
  * Team policies the bridge enforces on every proposed change, on top of "matches git". Pure: the
  * caller passes the clock.
  */
+import type { z } from 'zod';
+import type { BridgeSettingsSchema, FreezeWindowSchema } from '../../schemas/repo-config.js';
+
 /** Policy shapes come from the flagops.yaml schema, the single source of their fields. */
 export type FreezeWindow = z.infer<typeof FreezeWindowSchema>;
 export type BridgePolicies = z.input<typeof BridgeSettingsSchema>;
