@@ -34,6 +34,7 @@ import { MAX_DEPTH, parseYamlFile, parseYamlFileFully } from '../controller/sour
 import { createPostgresStore, MARKS_QUERY, TEXT_TYPES } from '../controller/store/postgres/create-postgres-store.js';
 import { PgPipelinedStatement } from '../controller/store/postgres/pg-pipelined-statement.js';
 import { generateRepo } from './generate-repo.js';
+import { createScratchDatabase } from './scratch-database.js';
 
 const option = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
@@ -106,14 +107,8 @@ const MARKS_CHECKS = 1000;
 /** The change-marks query, pipelined (four in flight, as the marks refresher sends them) and through node-postgres. */
 async function compareMarks(adminUrl: string, rounds: number): Promise<void> {
   // A scratch database with flagops' schema (the query reads store_marks).
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  const scratch = `flagops_bench_${process.pid}`;
-  await admin.query(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${scratch}`);
-  const scratchUrl = new URL(adminUrl);
-  scratchUrl.pathname = `/${scratch}`;
-  const url = scratchUrl.toString();
+  const database = await createScratchDatabase(adminUrl);
+  const url = database.url;
   try {
     const store = createPostgresStore(url);
     await store.open?.();
@@ -140,8 +135,7 @@ async function compareMarks(adminUrl: string, rounds: number): Promise<void> {
     pipelined.close();
     await client.end();
   } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`);
-    await admin.end();
+    await database.drop();
   }
 }
 
