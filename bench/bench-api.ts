@@ -31,11 +31,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import type { Durability } from '../controller/store/sqlite/open-sqlite-store.js';
 import { ChildProcesses, type Server } from './child-processes.js';
 import { describeNeighbour, neighbourRound, seedGates } from './neighbour-round.js';
 import { adminApi } from './console-bench-helpers.js';
+import { createScratchDatabase } from './scratch-database.js';
 
 const { values } = parseArgs({
   options: {
@@ -256,13 +256,8 @@ try {
 
   let postgres: { run: ConsoleRun; stale: number; checks: number; readRatio: { median: number; rounds: number[] } } | undefined;
   if (PG_URL !== undefined) {
-    const admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    const scratch = `flagops_bench_${process.pid}`;
-    await admin.query(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE ${scratch}`);
-    const url = new URL(PG_URL);
-    url.pathname = `/${scratch}`;
+    const database = await createScratchDatabase(PG_URL);
+    const url = database.url;
     try {
       const serveArgs = [join(ROOT, 'bin', 'flagops.js'), 'serve', '--port', '0', '--db', url.toString()];
       const replicaA = await startChild(serveArgs, { FLAGOPS_BOOTSTRAP_KEY: ADMIN }, /listening on (http:\/\/\S+)/);
@@ -286,8 +281,7 @@ try {
       postgres = { run, stale, checks: CHECKS, readRatio };
     } finally {
       await stopAll();
-      await admin.query(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`);
-      await admin.end();
+      await database.drop();
     }
   }
 

@@ -164,7 +164,6 @@ export const HoldoutIDsShape = {
   holdoutIDs: z.array(z.string()).describe('Holdouts that apply to this entity (computed).'),
 } as const;
 
-/** What every response of a kind that holdouts can target ends with: server fields, holdouts, link. */
 /** The newest review of an entity that is still open (not committed, rejected, canceled or stale). */
 export const ActiveReviewShape = {
   activeReview: z
@@ -173,6 +172,7 @@ export const ActiveReviewShape = {
     .describe('The newest open review of this entity (any status but committed, rejected, canceled and stale); absent when there is none. Reads only: write responses leave it out.'),
 } as const;
 
+/** What every response of a kind that holdouts can target ends with: server fields, holdouts, link. */
 export const ComputedResponseShape = { ...ServerFieldsShape, ...HoldoutIDsShape, ...PermalinkShape } as const;
 
 export const PaginationSchema = z

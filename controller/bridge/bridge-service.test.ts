@@ -95,8 +95,9 @@ function hold(p: PrecommitPayload): PrecommitPayload {
     configType: p.config_type,
     configName: (experiment ? p.experiment_name : p.config_name) ?? '',
     type: p.type,
-    oldConfig: (experiment ? p.old_experiment : p.old_config) ?? null,
-    newConfig: (experiment ? p.new_experiment : p.new_config) ?? null,
+    // The payload's configs are kept unread by the bridge (unknown to it): here they are the test's own objects.
+    oldConfig: ((experiment ? p.old_experiment : p.old_config) as Record<string, unknown> | undefined) ?? null,
+    newConfig: ((experiment ? p.new_experiment : p.new_config) as Record<string, unknown> | undefined) ?? null,
   });
   return p;
 }

@@ -1,27 +1,11 @@
 import { ENTITY_SCHEMAS } from '../../schemas/index.js';
+import type { PrecommitPayload } from '../../schemas/precommit-payload.js';
 import { policyViolations, type BridgePolicies } from '../core/bridge-policies.js';
 import { escapeControl } from '../core/escape-control.js';
 import { InputError, NotFoundError, UpstreamError } from '../errors.js';
 import { appliedCommitOf } from './applied-commit.js';
 
-/**
- * The pre-commit webhook payload (docs/design.md, "The reviews protocol"). It is a notification: it says which review
- * to judge, and the bridge judges the review the console holds, never the configs the payload carries.
- */
-export interface PrecommitPayload {
-  review_id: string;
-  submitter: string;
-  committer: string;
-  config_type: string;
-  config_name?: string;
-  experiment_name?: string;
-  type: string;
-  description?: string;
-  old_config?: Record<string, unknown> | null;
-  new_config?: Record<string, unknown> | null;
-  old_experiment?: Record<string, unknown> | null;
-  new_experiment?: Record<string, unknown> | null;
-}
+export type { PrecommitPayload } from '../../schemas/precommit-payload.js';
 
 /** flagops.yaml at the head does not validate: its bridge policies cannot be known, so nothing is approved. */
 export class InvalidPoliciesError extends InputError {}

@@ -1,20 +1,10 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
-import { z } from 'zod';
+import { PrecommitPayloadSchema } from '../../schemas/precommit-payload.js';
 import { escapeControl } from '../core/escape-control.js';
 import { parseWith } from '../core/zod-errors.js';
-import type { BridgeService, PrecommitPayload } from './bridge-service.js';
+import type { BridgeService } from './bridge-service.js';
 
-const PayloadSchema = z.looseObject({
-  review_id: z.string().min(1),
-  submitter: z.string(),
-  committer: z.string(),
-  config_type: z.string().min(1),
-  config_name: z.string().optional(),
-  experiment_name: z.string().optional(),
-  type: z.string().min(1),
-  description: z.string().optional(),
-});
 
 /** Equal-length digests so the comparison takes the same time whatever the presented key. */
 function sameKey(presented: string, expected: string): boolean {
@@ -41,9 +31,9 @@ export function buildBridgeApp(deps: { service: BridgeService; webhookKey: strin
     done();
   };
   app.post('/webhook', { onRequest }, async (request, reply) => {
-    const parsed = parseWith(PayloadSchema, request.body);
+    const parsed = parseWith(PrecommitPayloadSchema, request.body);
     if (!parsed.ok) return reply.status(400).send({ status: 400, message: 'Invalid pre-commit webhook payload.', errors: parsed.errors });
-    const payload = parsed.value as PrecommitPayload;
+    const payload = parsed.value;
     // The review id comes from the sender: escaped, as every text the bridge prints (JSON logs leave bidi and C1 characters raw).
     void deps.service.handle(payload).catch((error: unknown) => request.log.error({ err: error, review: escapeControl(payload.review_id) }, 'bridge decision failed'));
     return reply.status(202).send({ message: 'Received; the decision follows through change_validation.', reviewID: payload.review_id });

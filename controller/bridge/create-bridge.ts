@@ -2,8 +2,8 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { ENTITY_SCHEMAS } from '../../schemas/index.js';
 import { differencesFromFile } from '../core/plan.js';
 import type { ConsoleClient } from '../reconcile/console-client.js';
-import { parseEntityText } from '../source/load-repo.js';
-import { parseBridgePolicies, parseRepoConfigText } from './parse-bridge-policies.js';
+import { parseEntityText, parseRepoConfigText } from '../source/load-repo.js';
+import { parseBridgePolicies } from './parse-bridge-policies.js';
 import { BridgeService, type DesiredState } from './bridge-service.js';
 import { buildBridgeApp } from './build-bridge-app.js';
 import { ConsoleReviewReader } from './console-review-reader.js';
@@ -34,6 +34,7 @@ export function createBridge(options: BridgeOptions): { app: FastifyInstance; se
     branch: options.branch,
     subdir: options.subdir,
     parse: parseEntityText,
+    // The reader `validate` and the reconciler use: the same errors, placed at file:line:col.
     parsePolicies: parseBridgePolicies,
     parseOwnership: (text) => parseRepoConfigText(text).ownership.console,
   });

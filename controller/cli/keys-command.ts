@@ -1,8 +1,8 @@
 import { KeyCreateSchema } from '../../schemas/key.js';
-import { AuthService, type NewKey } from '../console/auth-service.js';
+import type { NewKey } from '../console/auth-service.js';
 import { parseWith } from '../core/zod-errors.js';
 import { InputError } from '../errors.js';
-import { openStore } from '../compose.js';
+import { openKeyAdmin } from '../compose.js';
 import { booleanOption, stringOption, type Command, type ParsedArgs } from './command.js';
 
 /** The option each field of POST /keys comes from, so errors name what the user typed. */
@@ -67,12 +67,8 @@ export const keysCommand: Command = {
       secondaryTargetAppIDs: listOption(args, 'secondary-target-apps'),
     });
     if (!parsed.ok) throw new InputError('Invalid options.', parsed.errors.map((e) => ({ ...e, property: optionOf(e.property) })));
-    // A key is written once and must survive anything: the durable mode whatever the console runs with.
-    const store = openStore(stringOption(args, 'db') ?? '', { durability: 'full' });
+    const { auth, close } = await openKeyAdmin(stringOption(args, 'db') ?? '');
     try {
-      await store.open?.();
-      const auth = new AuthService({ store, clock: Date.now });
-      await auth.ensureBuiltinRoles();
       let created;
       try {
         created = await auth.createKey(parsed.value as NewKey);
@@ -85,7 +81,7 @@ export const keysCommand: Command = {
       io.stderr(`Created ${key.type === 'CONSOLE' ? 'key' : `${key.type} key`} ${key.id} for ${key.userEmail}${key.role === null ? '' : ` (role ${key.role})`}.\n`);
       return 0;
     } finally {
-      await store.close();
+      await close();
     }
   },
 };

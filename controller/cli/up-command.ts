@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { assertBootstrapKey, readEnvConfig } from '../config.js';
-import { runUp } from '../compose.js';
+import { runUp } from '../run-up.js';
 import { stringOption, type Command } from './command.js';
 import { progressPrinter } from './apply-command.js';
 import { intOption, stderrLogger } from './cli-helpers.js';

@@ -1,4 +1,3 @@
-import { deepFreeze } from '../core/deep-freeze.js';
 import type { z } from 'zod';
 import { EntityIdSchema } from '../../schemas/common.js';
 import { describeJsonTreeProblem, jsonTreeProblem, MAX_JSON_DEPTH } from '../../schemas/json-tree-problem.js';
@@ -7,13 +6,11 @@ import { parseWith } from '../core/zod-errors.js';
 import { SCHEMA_MISMATCH } from '../core/dynamic-config-rules.js';
 import { STAMPED_WHEN_UNSET } from '../core/normalize.js';
 import { ConflictError, InputError, NotAllowedError, NotFoundError, type FieldError } from '../errors.js';
-import { DuplicateKeyError, type AuditEntry, type EntityRecord, type JsonObject, type Page, type Store, type StoreRepos } from '../store/ports.js';
-import { labelInSentence, type EntityLookup, type KindDef } from './kinds/kind-def.js';
-import { activeReviewsOf, type ActiveReview } from './active-reviews.js';
-import { PreloadedLookup } from './kinds/preloaded-lookup.js';
-import { conformOwnCopy } from './kinds/response-shape.js';
+import { DuplicateKeyError, type AuditEntry, type EntityRecord, type JsonObject, type StoreRepos } from '../store/ports.js';
+import { labelInSentence, type KindDef } from './kinds/kind-def.js';
+import { EntityReads, type EntityReadsDeps } from './entity-reads.js';
+import type { PreloadedLookup } from './kinds/preloaded-lookup.js';
 import { assertChangeWithinKeyScope, assertReferencesWithinKeyScope } from './key-scope.js';
-import { FILTER_SLICE, LIST_WORK, yieldToEventLoop, type ListWorkSlots } from './list-work-slots.js';
 import type { Actor } from './permissions.js';
 
 export type EntityOp =
@@ -50,18 +47,12 @@ export interface WriteResult {
   changed: boolean;
 }
 
-export interface EntityServiceDeps {
-  store: Store;
-  clock: () => number;
-  /** Base of permalinks, e.g. http://127.0.0.1:8080 */
-  publicUrl: () => string;
+export interface EntityServiceDeps extends EntityReadsDeps {
   /**
    * Runs before a direct (non-review) write that persists something; throws to refuse it. Reviews
    * commit through prepare() + write(), so this never blocks them (is_config_review_required).
    */
   beforeDirectWrite?: (kind: string, actor: Actor) => Promise<void>;
-  /** Where filtered lists take turns (LIST_WORK, the process's, by default). */
-  listWork?: ListWorkSlots;
 }
 
 /** Server-managed fields that don't count as a change when comparing before and after. */
@@ -69,53 +60,11 @@ export const STAMP_FIELDS: readonly string[] = ['version', 'createdTime', 'creat
 
 const STAMPS = new Set(STAMP_FIELDS);
 
-/** Entities of one kind kept by the read cache of `get` (cleared when full). */
-const READ_CACHE_MAX = 1000;
-
-/** Characters of list bodies one kind keeps in its read cache (cleared when full): 10,000 entities take ≈ 13 M. */
-const LIST_CACHE_MAX_CHARS = 32 * 1024 * 1024;
-
-/** What one kind's reads cache holds while the store's data mark and the public URL stay the same. */
-interface Reads {
-  mark: string;
-  url: string;
-  records: Map<string, EntityRecord>;
-  responses: Map<string, JsonObject>;
-  /** Response bodies of unfiltered list pages, by request URL (path and query). */
-  lists: Map<string, string>;
-  listChars: number;
-  lookup: PreloadedLookup;
-}
-
-/**
- * Where a list page's body is kept, handed out before the page is read: a body stored here was built
- * from data at least as new as the mark this cache belongs to, so it is never served once a write
- * has moved the mark (the next read starts another cache).
- */
 /** The errors of a body that failed its schema (as opposed to the checks after it): see prepare. */
 const bodyShapeErrors = new WeakSet<InputError>();
 
 /** `rules[0].passPercentage` → `rules`; `defaultValue.price` → `defaultValue`. */
 const topLevelField = (property: string): string => /^[^.[]*/.exec(property)?.[0] ?? property;
-
-export class ListBodyCache {
-  constructor(private readonly reads: Reads) {}
-
-  get(key: string): string | undefined {
-    return this.reads.lists.get(key);
-  }
-
-  set(key: string, body: string): void {
-    const reads = this.reads;
-    if (reads.listChars + body.length > LIST_CACHE_MAX_CHARS) {
-      reads.lists.clear();
-      reads.listChars = 0;
-    }
-    if (body.length > LIST_CACHE_MAX_CHARS) return;
-    reads.lists.set(key, body);
-    reads.listChars += body.length;
-  }
-}
 
 /** Whether two stored entities are the same apart from server stamps (without copying either). */
 function sameApartFromStamps(a: JsonObject, b: JsonObject): boolean {
@@ -132,177 +81,15 @@ function shapeKeys(schema: z.ZodType | undefined): string[] {
 
 /**
  * The one implementation of entity writes for every kind: validation, optimistic concurrency,
- * version snapshots and the audit row, all in one store transaction.
+ * version snapshots and the audit row, all in one store transaction. Its reads and their cache are
+ * EntityReads'.
  */
-export class EntityService {
-  readonly def: KindDef;
+export class EntityService extends EntityReads<EntityServiceDeps> {
   private readonly writable: Set<string>;
-  /** Reads since the store's data mark last moved (see `get`). */
-  private reads: Reads | undefined;
 
-  constructor(
-    def: KindDef,
-    private readonly deps: EntityServiceDeps,
-  ) {
-    this.def = def;
+  constructor(def: KindDef, deps: EntityServiceDeps) {
+    super(def, deps);
     this.writable = new Set(shapeKeys(def.schemas.patch ?? def.schemas.create));
-  }
-
-  /** Kinds `decorate` lists (holdouts): loaded before it runs instead of after its first miss. */
-  private readonly decorateLists = new Set<string>();
-
-  /** A lookup for one call (kind functions read other entities through it). */
-  private lookup(): PreloadedLookup {
-    return new PreloadedLookup(this.deps.clock);
-  }
-
-  notFound(id: string): NotFoundError {
-    return new NotFoundError(`${this.def.label} not found.`, { cause: id });
-  }
-
-  private async current(id: string, repos: StoreRepos = this.deps.store): Promise<EntityRecord> {
-    const record = await repos.entities.get(this.def.kind, id);
-    if (!record) throw this.notFound(id);
-    return record;
-  }
-
-  /** Response shape of a stored entity: computed fields added, internal ones dropped. */
-  toResponse(data: JsonObject, lookup: EntityLookup): JsonObject {
-    const id = String(data[this.def.idField]);
-    const itemPath = this.def.itemPath ?? this.def.path;
-    // Object.assign, not rest/spread: this runs on every read, and V8 copies ~4x faster this way (bench:api).
-    const out: JsonObject = Object.assign({}, data, this.def.decorate?.(data, lookup), {
-      permalink: `${this.deps.publicUrl()}/console/v1/${itemPath}/${encodeURIComponent(id)}`,
-    });
-    if ('statusBeforeArchive' in out) delete out['statusBeforeArchive'];
-    return conformOwnCopy(this.def.schemas.response, out);
-  }
-
-  /** The response shape of stored data, reading what its computed fields need through `repos`. */
-  respond(data: JsonObject, repos: StoreRepos = this.deps.store, lookup = this.lookup()): Promise<JsonObject> {
-    return lookup.run(repos.entities, (lookup) => this.toResponse(data, lookup), undefined, this.decorateLists);
-  }
-
-  /**
-   * Reads are cached until the store's data mark moves (any write in this process, committed or
-   * rolled back, or a commit by another process): the stored record, and the lists of other kinds
-   * computed fields read (every holdout, for holdoutIDs), and the response itself unless it changes
-   * with the clock. Everything cached is frozen: callers never change a response.
-   */
-  /** The cached response of `get(id)` when it is current, at once; undefined when `get` must build it. */
-  cachedRead(id: string): JsonObject | undefined {
-    const reads = this.reads;
-    if (reads === undefined) return undefined;
-    return reads.mark === this.deps.store.marks?.()?.data && reads.url === this.deps.publicUrl() ? reads.responses.get(id) : undefined;
-  }
-
-  /** The reads cache of the current data mark and public URL; undefined when the store has no marks. */
-  private currentReads(): Reads | undefined {
-    const mark = this.deps.store.marks?.()?.data;
-    if (mark === undefined) return undefined;
-    const url = this.deps.publicUrl();
-    if (this.reads?.mark !== mark || this.reads.url !== url) {
-      this.reads = { mark, url, records: new Map(), responses: new Map(), lists: new Map(), listChars: 0, lookup: this.lookup() };
-    }
-    return this.reads;
-  }
-
-  async get(id: string): Promise<JsonObject> {
-    const reads = this.currentReads();
-    if (reads === undefined) return this.withActiveReview(await this.respond((await this.current(id)).data), (await activeReviewsOf(this.deps.store.reviews, this.def.kind, id)).get(id));
-    const cached = reads.responses.get(id);
-    if (cached !== undefined) return cached;
-    let record = reads.records.get(id);
-    if (record === undefined) {
-      record = deepFreeze(await this.current(id));
-      if (reads.records.size >= READ_CACHE_MAX) reads.records.clear();
-      reads.records.set(id, record);
-    }
-    const data = record.data;
-    // Review writes move the data mark too, so a cached response never shows a review that has closed since.
-    const active = (await activeReviewsOf(this.deps.store.reviews, this.def.kind, id)).get(id);
-    const built = await reads.lookup.run(this.deps.store.entities, (lookup) => this.toResponse(data, lookup), deepFreeze, this.decorateLists);
-    const response = this.withActiveReview(built, active);
-    if (!this.def.decorateReadsClock) {
-      if (reads.responses.size >= READ_CACHE_MAX) reads.responses.clear();
-      reads.responses.set(id, deepFreeze(response));
-    }
-    return response;
-  }
-
-  async exists(id: string): Promise<boolean> {
-    return (await this.deps.store.entities.get(this.def.kind, id)) !== undefined;
-  }
-
-  /**
-   * The cache of this kind's list bodies as of now, to take before reading a page: repeated listings
-   * (every plan reads every entity) are answered with the bytes of the last answer until the data
-   * mark moves, as `get` is. None for a filtered list, a kind whose responses change with the clock,
-   * or a store without marks.
-   */
-  listCache(filters: Record<string, string>): ListBodyCache | undefined {
-    if (this.def.decorateReadsClock === true || Object.keys(filters).some((name) => this.def.filters?.[name] !== undefined)) return undefined;
-    const reads = this.currentReads();
-    return reads === undefined ? undefined : new ListBodyCache(reads);
-  }
-
-  async list(offset: number, limit: number, filters: Record<string, string>): Promise<Page<JsonObject>> {
-    const active = Object.entries(filters).filter(([name]) => this.def.filters?.[name] !== undefined);
-    const { entities } = this.deps.store;
-    if (active.length === 0) {
-      const page = await entities.page(this.def.kind, offset, limit);
-      const reviews = await activeReviewsOf(this.deps.store.reviews, this.def.kind);
-      const items = await this.lookup().run(entities, (lookup) => page.items.map((r) => this.withActiveReview(this.toResponse(r.data, lookup), reviews.get(String(r.data[this.def.idField])))), undefined, this.decorateLists);
-      return { total: page.total, items };
-    }
-    // Filtered by the database where the store can (PostgreSQL): only the page comes back.
-    const conditions = entities.pageWhere ? active.map(([name, value]) => this.def.filters?.[name]?.condition?.(value)) : [];
-    if (entities.pageWhere && conditions.every((c) => c !== undefined)) {
-      const page = await entities.pageWhere(this.def.kind, conditions, offset, limit);
-      const reviews = await activeReviewsOf(this.deps.store.reviews, this.def.kind);
-      const items = await this.lookup().run(entities, (lookup) => page.items.map((r) => this.withActiveReview(this.toResponse(r.data, lookup), reviews.get(String(r.data[this.def.idField])))), undefined, this.decorateLists);
-      return { total: page.total, items };
-    }
-    // Else it reads the whole kind: it waits for a list slot and works in slices, so that
-    // however many arrive at once, other requests are answered in between (bench:api, neighbour).
-    return (this.deps.listWork ?? LIST_WORK).run(async () => {
-      // The store's shared, already parsed list when it keeps one: not every row parsed again per request.
-      const all = entities.listFrozen ? await entities.listFrozen(this.def.kind) : await entities.list(this.def.kind);
-      const matches = (r: EntityRecord): boolean => active.every(([name, value]) => this.def.filters?.[name]?.(r.data, value) ?? true);
-      const selected: EntityRecord[] = [];
-      let total = 0;
-      for (let start = 0; start < all.length; start += FILTER_SLICE) {
-        if (start > 0) await yieldToEventLoop();
-        for (const record of all.slice(start, start + FILTER_SLICE)) {
-          if (!matches(record)) continue;
-          if (total >= offset && selected.length < limit) selected.push(record);
-          total++;
-        }
-      }
-      const reviews = await activeReviewsOf(this.deps.store.reviews, this.def.kind);
-      // Built in one pass, as an unfiltered page is: a page is at most 1,000 answers (a few ms).
-      await yieldToEventLoop();
-      const items = await this.lookup().run(entities, (lookup) => selected.map((r) => this.withActiveReview(this.toResponse(r.data, lookup), reviews.get(String(r.data[this.def.idField])))), undefined, this.decorateLists);
-      return { total, items };
-    });
-  }
-
-  /** A read response with the entity's open review, or without any (stored data may carry a null). */
-  private withActiveReview(response: JsonObject, active: ActiveReview | undefined): JsonObject {
-    if (active === undefined) {
-      if (!('activeReview' in response)) return response;
-      const { activeReview: _none, ...rest } = response;
-      return rest;
-    }
-    return Object.assign({}, response, { activeReview: { ...active } });
-  }
-
-  async versions(id: string, offset: number, limit: number): Promise<Page<JsonObject>> {
-    await this.current(id);
-    const { entities } = this.deps.store;
-    const page = await entities.versions(this.def.kind, id, offset, limit);
-    const items = await this.lookup().run(entities, (lookup) => page.items.map((v) => this.toResponse(v.data, lookup)), undefined, this.decorateLists);
-    return { total: page.total, items };
   }
 
   private parse(schema: z.ZodType | undefined, body: unknown, what: string): JsonObject {
@@ -403,7 +190,7 @@ export class EntityService {
         supplied = body;
         const kept = Object.fromEntries(Object.entries(before.data).filter(([k]) => !this.writable.has(k)));
         // The creator fields describe the create, as the name and type name the entity: left out, they stay.
-        after = { ...kept, ...structuredClone(def.defaults), ...pick(before.data, ['name', 'type', ...STAMPED_WHEN_UNSET]), ...body };
+        after = { ...kept, ...structuredClone(def.defaults), ...presentFields(before.data, ['name', 'type', ...STAMPED_WHEN_UNSET]), ...body };
         break;
       }
       case 'patch': {
@@ -583,6 +370,7 @@ export function deriveId(name: string): string {
   return name.trim().toLowerCase().replace(/\s+/g, '_');
 }
 
-function pick(data: JsonObject, keys: string[]): JsonObject {
+/** The fields of `data` among `keys` that hold a value. */
+function presentFields(data: JsonObject, keys: string[]): JsonObject {
   return Object.fromEntries(keys.filter((k) => data[k] !== undefined).map((k) => [k, data[k]]));
 }

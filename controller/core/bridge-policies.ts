@@ -1,13 +1,13 @@
+/**
+ * Team policies the bridge enforces on every proposed change, on top of "matches git". Pure: the
+ * caller passes the clock.
+ */
 import type { z } from 'zod';
 import { entryForFolder } from '../../schemas/entity-file.js';
 import type { BridgeSettingsSchema, FreezeWindowSchema, TeamRuleSchemas } from '../../schemas/repo-config.js';
 import { exportable } from './normalize.js';
 import { teamRuleViolations } from './team-rules.js';
 
-/**
- * Team policies the bridge enforces on every proposed change, on top of "matches git". Pure: the
- * caller passes the clock.
- */
 /** Policy shapes come from the flagops.yaml schema, the single source of their fields. */
 export type FreezeWindow = z.infer<typeof FreezeWindowSchema>;
 /** The bridge's settings, and the team rules of `policies.schemas` that it enforces too. */

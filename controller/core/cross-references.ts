@@ -4,7 +4,7 @@ import { didYouMean } from './did-you-mean.js';
 import { freeJsonFields } from './free-json-fields.js';
 import { matchesLayerType } from './experiment-rules.js';
 import type { Issue, JsonObject, RepoEntity } from './repo-entity.js';
-import { isPlainObject } from './validate-entity.js';
+import { isPlainObject } from './is-plain-object.js';
 
 /** Condition types whose targetValue names entities of a folder. */
 export const CONDITION_REFERENCES: Readonly<Record<string, string>> = {

@@ -6,8 +6,8 @@
  * imports json-equal only, the one other module the web console may bundle from the server's code.
  */
 import { jsonEqual } from './json-equal.js';
-
-type JsonObject = Record<string, unknown>;
+import type { JsonObject } from './repo-entity.js';
+import { isPlainObject } from './is-plain-object.js';
 
 /** One changed field. `old`/`new` are undefined where the field (or list item) is absent on that side. */
 export interface FieldChange {
@@ -17,14 +17,12 @@ export interface FieldChange {
   new?: unknown;
 }
 
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** The values of `key` in a list when every item is an object with a unique string `key`. */
 export function keysOf(list: readonly unknown[], key: 'id' | 'name'): string[] | undefined {
   const keys: string[] = [];
   const seen = new Set<string>();
   for (const item of list) {
-    if (!isObject(item) || typeof item[key] !== 'string' || seen.has(item[key])) return undefined;
+    if (!isPlainObject(item) || typeof item[key] !== 'string' || seen.has(item[key])) return undefined;
     seen.add(item[key]);
     keys.push(item[key]);
   }
@@ -53,7 +51,7 @@ function diffKeyedLists(path: string, key: 'id' | 'name', old: unknown[], now: u
 
 export function diffValue(path: string, old: unknown, now: unknown, out: FieldChange[]): void {
   if (jsonEqual(old, now)) return;
-  if (isObject(old) && isObject(now)) {
+  if (isPlainObject(old) && isPlainObject(now)) {
     const keys = [...Object.keys(now), ...Object.keys(old).filter((k) => !(k in now))];
     for (const key of keys) diffValue(join(path, key), old[key], now[key], out);
     return;
@@ -70,7 +68,7 @@ export function diffValue(path: string, old: unknown, now: unknown, out: FieldCh
       }
     }
     // Unnamed objects (conditions) of two lists of the same length: compared item by item.
-    if (old.length === now.length && old.every(isObject) && now.every(isObject)) {
+    if (old.length === now.length && old.every(isPlainObject) && now.every(isPlainObject)) {
       old.forEach((item, i) => diffValue(`${path}[${i}]`, item, now[i], out));
       return;
     }

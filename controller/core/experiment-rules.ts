@@ -1,5 +1,6 @@
 import type { FieldError } from '../errors.js';
 import { duplicateNames } from './rule-names.js';
+import { isPlainObject } from './is-plain-object.js';
 
 type Json = Record<string, unknown>;
 
@@ -36,7 +37,7 @@ const LAYER_VALUE_TYPES: Readonly<Record<string, (value: unknown) => boolean>> =
   string: (v) => typeof v === 'string',
   number: (v) => typeof v === 'number',
   boolean: (v) => typeof v === 'boolean',
-  object: (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
+  object: isPlainObject,
   array: (v) => Array.isArray(v),
 };
 

@@ -1,4 +1,5 @@
 import JSON5 from 'json5';
+import { UNSURE } from './unsure.js';
 
 /**
  * `JSON5.parse`, several times faster on the JSON5 people write (unquoted keys, single quotes,
@@ -12,8 +13,7 @@ export function parseJson5(text: string): unknown {
   return fast === UNSURE ? JSON5.parse(text) : fast;
 }
 
-/** What fastJson5 returns for a text it leaves to json5. */
-export const UNSURE: unique symbol = Symbol('unsure');
+export { UNSURE } from './unsure.js';
 
 class Unsure extends Error {}
 const unsure = new Unsure();

@@ -7,6 +7,7 @@ import { ARCHIVED_FIELD, entityFileKeys, entityFileSchema, isArchivedLive } from
 import type { EntitySchemaEntry } from '../../schemas/index.js';
 import { jsonEqual } from './json-equal.js';
 import type { JsonObject } from './repo-entity.js';
+import { isPlainObject } from './is-plain-object.js';
 
 /** Writable fields the console stamps from the calling key when a create leaves them out. */
 export const STAMPED_WHEN_UNSET = ['creatorID', 'creatorEmail'] as const;
@@ -17,11 +18,9 @@ export const GENERATED_ITEM_FIELDS = ['id', 'baseID'] as const;
  * parameterValues. Empty, such a field reads as not set, so a file without it equals the console's read.
  */
 export const EMPTY_AS_UNSET_ITEM_FIELDS: readonly string[] = ['parameterValues'];
-const isEmptyObject = (v: unknown): boolean => isObject(v) && Object.keys(v).length === 0;
+const isEmptyObject = (v: unknown): boolean => isPlainObject(v) && Object.keys(v).length === 0;
 
 const JSON5_SUFFIX = 'Json5';
-
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 interface SchemaDef {
   type?: string;
@@ -66,7 +65,7 @@ function shapeOf(schema: unknown): Shape {
  * share). JSON values (records, unknown) are kept as they are.
  */
 function pick(shape: Shape, value: unknown, nested: boolean): unknown {
-  if (shape.type === 'object' && isObject(value)) {
+  if (shape.type === 'object' && isPlainObject(value)) {
     const out: JsonObject = {};
     for (const field of shape.fields) {
       const v = value[field.key];
@@ -118,20 +117,20 @@ function pickerOf(shape: Shape): (value: unknown) => unknown {
       return `v = value[${key}]; if (v !== undefined && v !== null${emptyAsUnset} && typeof value[${JSON.stringify(f.twin)}] !== 'string') out[${key}] = (c[${i}] ?? child(${i}))(v);`;
     });
     // Schema keys enter the code only as JSON string literals.
-    const make = new Function('c', 'child', 'isObject', 'isEmptyObject', `return function pickObject(value) { if (!isObject(value)) return value; const out = {}; let v; ${lines.join(' ')} return out; };`) as (
+    const make = new Function('c', 'child', 'isPlainObject', 'isEmptyObject', `return function pickObject(value) { if (!isPlainObject(value)) return value; const out = {}; let v; ${lines.join(' ')} return out; };`) as (
       c: typeof children,
       child: (i: number) => (value: unknown) => unknown,
-      isObject: (v: unknown) => v is JsonObject,
+      isPlainObject: (v: unknown) => v is JsonObject,
       isEmptyObject: (v: unknown) => boolean,
     ) => (value: unknown) => unknown;
-    picker = make(children, child, isObject, isEmptyObject);
+    picker = make(children, child, isPlainObject, isEmptyObject);
   }
   pickers.set(shape, picker);
   return picker;
 }
 
 const isEmpty = (v: unknown): boolean =>
-  v === null || v === undefined || v === false || v === '' || (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0);
+  v === null || v === undefined || v === false || v === '' || (Array.isArray(v) && v.length === 0) || (isPlainObject(v) && Object.keys(v).length === 0);
 
 /** One top-level field of a kind's canonical form, compiled once per kind. */
 interface TopField {
@@ -246,7 +245,7 @@ function fileKeysOf(entry: EntitySchemaEntry): string[] {
 }
 
 export function itemKey(item: unknown): string | undefined {
-  return isObject(item) && typeof item['name'] === 'string' ? item['name'] : undefined;
+  return isPlainObject(item) && typeof item['name'] === 'string' ? item['name'] : undefined;
 }
 
 /**
@@ -266,7 +265,7 @@ function alignItems(live: JsonObject, desired: unknown, drop?: readonly string[]
     }
     const v = live[key];
     if (!Array.isArray(v)) continue;
-    const list = alignList(v, isObject(desired) ? desired[key] : undefined);
+    const list = alignList(v, isPlainObject(desired) ? desired[key] : undefined);
     if (list !== v) (aligned ??= new Map()).set(key, list);
   }
   if (!dropped && aligned === undefined) return live;
@@ -280,7 +279,7 @@ function alignItems(live: JsonObject, desired: unknown, drop?: readonly string[]
 
 /** Which generated item fields a live item loses: those its desired counterpart doesn't set. */
 export function generatedToDrop(counterpart: unknown): readonly string[] {
-  if (!isObject(counterpart)) return GENERATED_ITEM_FIELDS;
+  if (!isPlainObject(counterpart)) return GENERATED_ITEM_FIELDS;
   const keepId = counterpart['id'] !== undefined;
   const keepBase = counterpart['baseID'] !== undefined;
   return keepId ? (keepBase ? [] : ['baseID']) : keepBase ? ['id'] : GENERATED_ITEM_FIELDS;
@@ -291,7 +290,7 @@ function alignList(live: unknown[], desired: unknown): unknown[] {
   let out: unknown[] | undefined;
   for (let i = 0; i < live.length; i++) {
     const item = live[i];
-    if (!isObject(item)) continue;
+    if (!isPlainObject(item)) continue;
     const name = itemKey(item);
     if (name !== undefined && byName === undefined) {
       byName = new Map();

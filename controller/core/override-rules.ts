@@ -5,6 +5,7 @@
  */
 import type { FieldError } from '../errors.js';
 import type { JsonObject } from './repo-entity.js';
+import { isPlainObject } from './is-plain-object.js';
 
 /** One list of a kind's overrides. */
 export interface OverrideList {
@@ -60,7 +61,6 @@ export const LAYER_OVERRIDES: OverrideLists = {
   ],
 };
 
-export const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 export const listOf = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 export const idsOf = (v: unknown): string[] => listOf(v).filter((x): x is string => typeof x === 'string');
 /** An entry's identity: the values of the key fields, null and absent alike. */
@@ -76,7 +76,7 @@ export function compact(entry: JsonObject): JsonObject {
 /** The overrides of an entity (stored data, a read response or a file), every list present. */
 export function readOverrides(def: OverrideLists, entity: JsonObject): JsonObject {
   const holder = def.container === undefined ? entity : entity[def.container];
-  const source = isObject(holder) ? holder : {};
+  const source = isPlainObject(holder) ? holder : {};
   const out: JsonObject = {};
   for (const list of def.lists) out[list.field] = listOf(source[list.field]);
   return out;
@@ -94,7 +94,7 @@ export function normalizeOverrides(def: OverrideLists, entity: JsonObject): Json
   const lists: JsonObject = {};
   for (const list of def.lists) {
     const value = listOf(current[list.field]);
-    lists[list.field] = list.key === undefined ? value : value.map((e) => (isObject(e) ? compact(e) : e));
+    lists[list.field] = list.key === undefined ? value : value.map((e) => (isPlainObject(e) ? compact(e) : e));
   }
   return writeOverrides(def, entity, lists);
 }
@@ -126,7 +126,7 @@ export function overrideListErrors(def: OverrideLists, entity: JsonObject): Fiel
     /** scope → id → where it first appeared. */
     const claimed = new Map<string, Map<string, string>>();
     value.forEach((raw, i) => {
-      if (!isObject(raw)) return;
+      if (!isPlainObject(raw)) return;
       const k = keyOf(raw, list.key ?? []);
       const first = keys.get(k);
       if (first !== undefined) errors.push({ property: `${path}[${i}]`, errorMessage: `repeats ${path}[${first}] (${(list.key ?? []).join(', ')}); merge the two` });
@@ -157,12 +157,12 @@ export const layerOverrideErrors = (layer: JsonObject): FieldError[] => override
 /** An experiment's overrides: the lists' rules, and each group they force units into is one of its groups (by id or name). */
 export function experimentOverrideErrors(experiment: JsonObject): FieldError[] {
   const errors = overrideListErrors(EXPERIMENT_OVERRIDES, experiment);
-  const groups = listOf(experiment['groups']).filter(isObject);
+  const groups = listOf(experiment['groups']).filter(isPlainObject);
   const known = new Set(groups.flatMap((g) => [g['id'], g['name']]).filter((v) => typeof v === 'string'));
   const names = groups.map((g) => String(g['name'])).join(', ');
   for (const field of ['overrides', 'userIDOverrides']) {
     listOf(experiment[field]).forEach((entry, i) => {
-      const group = isObject(entry) ? entry['groupID'] : undefined;
+      const group = isPlainObject(entry) ? entry['groupID'] : undefined;
       if (typeof group === 'string' && !known.has(group)) errors.push({ property: `${field}[${i}].groupID`, errorMessage: `names no group of the experiment ('${group}'); groups: ${names}` });
     });
   }

@@ -7,13 +7,12 @@ import { Document, isScalar, visit } from 'yaml';
 import type { FieldChange } from './diff.js';
 import { lineDiff } from './line-diff.js';
 import type { OwnedDifference, PlanAction, PlanChange, PlanSummary } from './plan.js';
+import { isPlainObject } from './is-plain-object.js';
 
 const SHORT = 80;
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** Mappings and lists of mappings read as YAML blocks, even when small: `name: x` lines, as the file has them. */
-const isBlock = (v: unknown): boolean => (isObject(v) && Object.keys(v).length > 0) || (Array.isArray(v) && v.some((item) => typeof item === 'object' && item !== null));
+const isBlock = (v: unknown): boolean => (isPlainObject(v) && Object.keys(v).length > 0) || (Array.isArray(v) && v.some((item) => typeof item === 'object' && item !== null));
 
 /** A value as YAML text: lists of scalars in flow style (`[a, b]`) while short, everything else as blocks. */
 function toYaml(value: unknown): string {

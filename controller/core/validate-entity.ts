@@ -6,6 +6,7 @@ import { entityRuleErrors } from './entity-rules.js';
 import { unevaluableConditions } from './eval/unevaluable-conditions.js';
 import type { Issue, IssueCode, JsonObject, RepoEntity } from './repo-entity.js';
 import { parseWith } from './zod-errors.js';
+import { isPlainObject } from './is-plain-object.js';
 
 const UNKNOWN = /^is not a known field/;
 const readOnlyCache = new Map<string, Set<string>>();
@@ -26,8 +27,6 @@ export function readOnlyFields(entry: EntitySchemaEntry): Set<string> {
   return fields;
 }
 
-export const isPlainObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /**
  * The entity as the console will validate it: defaults for what the file leaves out, except that a
  * file giving one twin of a JSON5 pair (`defaultValueJson5`) replaces the pair, as a write does.
@@ -41,22 +40,20 @@ export function withDefaults(entry: EntitySchemaEntry, data: JsonObject): JsonOb
 
 const fillers = new Map<string, (data: JsonObject) => JsonObject>();
 
-/**
- * The defaults a file's data leaves to fill, compiled once per kind with the keys as literals (see
- * normalize.ts pickerOf): every file of a repository runs it. Keys enter the code only as JSON
- * string literals; a key objects inherit keeps the interpreted form.
- */
+/** The defaults a file's data leaves to fill: each default's JSON5 twin is worked out once per kind. */
 function compileFiller(entry: EntitySchemaEntry): (data: JsonObject) => JsonObject {
-  const twins = Object.keys(entry.defaults).map((key) => [key, key.endsWith('Json5') ? key.slice(0, -'Json5'.length) : `${key}Json5`] as const);
-  if (twins.some(([key, twin]) => key in Object.prototype || twin in Object.prototype)) {
-    return (data) => {
-      const out: JsonObject = {};
-      for (const [key, twin] of twins) if (data[twin] === undefined || data[twin] === null) out[key] = entry.defaults[key];
-      return out;
-    };
-  }
-  const lines = twins.map(([key, twin]) => `t = data[${JSON.stringify(twin)}]; if (t === undefined || t === null) out[${JSON.stringify(key)}] = defaults[${JSON.stringify(key)}];`);
-  return new Function('defaults', `return function fillDefaults(data) { const out = {}; let t; ${lines.join(' ')} return out; };`)(entry.defaults) as (data: JsonObject) => JsonObject;
+  const { defaults } = entry;
+  const keys = Object.keys(defaults);
+  const twins = keys.map((key) => (key.endsWith('Json5') ? key.slice(0, -'Json5'.length) : `${key}Json5`));
+  return (data) => {
+    // A copy of the defaults keeps their one object shape; a twin the file sets is rare.
+    const out: JsonObject = { ...defaults };
+    for (let i = 0; i < keys.length; i++) {
+      const twin = data[twins[i] as string];
+      if (twin !== undefined && twin !== null) delete out[keys[i] as string];
+    }
+    return out;
+  };
 }
 
 // Module level, not a closure per file: transpilers that keep function names wrap each closure created.

@@ -6,7 +6,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createConsole, runUp } from '../compose.js';
+import { createConsole } from '../compose.js';
+import { runUp } from '../run-up.js';
 import { waitUntil } from '../test-support/webhook-receiver.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'flagops-up-receiver-'));

@@ -1,10 +1,9 @@
 import JSON5 from 'json5';
 import { isMap, isScalar, isSeq, parseDocument, type Document, type Node, type YAMLMap, type YAMLSeq } from 'yaml';
 import { jsonEqual } from '../core/json-equal.js';
+import { isPlainObject } from '../core/is-plain-object.js';
 
 type Json = Record<string, unknown>;
-
-const isPlainObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Items of a list are matched by these keys before position, so reordering keeps their comments. */
 const ITEM_KEYS = ['id', 'name'];

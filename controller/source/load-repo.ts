@@ -131,7 +131,11 @@ export async function readRepoConfig(reader: RepoReader): Promise<RepoConfig> {
   const refused = listing.problems.filter((p) => p.path === REPO_CONFIG_FILE);
   if (refused.length > 0) throw unreadableError(reader.label, refused);
   if (!listing.files.includes(REPO_CONFIG_FILE)) return RepoConfigSchema.parse({});
-  const text = (await reader.read([REPO_CONFIG_FILE])).get(REPO_CONFIG_FILE) ?? '';
+  return parseRepoConfigText((await reader.read([REPO_CONFIG_FILE])).get(REPO_CONFIG_FILE) ?? '');
+}
+
+/** flagops.yaml's text as its settings; throws an InputError placed at file:line:col when it is invalid. */
+export function parseRepoConfigText(text: string): RepoConfig {
   const file = parseYamlFile(REPO_CONFIG_FILE, text);
   const { config, issues } = loadConfig(file);
   const errors = issues.filter((i) => i.severity === 'error').map((i) => file.place(i));

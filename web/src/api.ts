@@ -10,10 +10,10 @@ export interface FieldProblem {
   errorMessage: string;
 }
 
-/** A non-2xx answer of the console API, with its message and field errors. */
 /** A zod error's issues as the API's field errors, for checks made before a request is sent. */
 export const zodProblems = (error: z.ZodError): FieldProblem[] => error.issues.map((i) => ({ property: i.path.join('.'), errorMessage: i.message }));
 
+/** A non-2xx answer of the console API, with its message and field errors. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,

@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { AuthenticationError, InputError, NotAllowedError, type FieldError } from '../../errors.js';
 import type { Actor } from '../permissions.js';
 import type { QueryParam } from './route-catalog.js';
+import { isPlainObject } from '../../core/is-plain-object.js';
 
 /** Largest page a list returns; documented in docs/api.md and the OpenAPI document. */
 export const MAX_PAGE_SIZE = 1000;
@@ -155,7 +156,7 @@ export function checkBodyPresence(body: unknown, rule: { takesBody: boolean; opt
   if (!rule.takesBody) {
     if (body === undefined || isEmptyObject(body)) return;
     const errors: FieldError[] =
-      typeof body === 'object' && body !== null && !Array.isArray(body)
+      isPlainObject(body)
         ? Object.keys(body).map((property) => ({ property, errorMessage: 'is not a known field: this action takes no body' }))
         : [{ property: '(body)', errorMessage: 'must be empty: this action takes no body' }];
     throw new InputError('This action takes no request body.', errors);
@@ -170,7 +171,7 @@ export function checkBodyPresence(body: unknown, rule: { takesBody: boolean; opt
 }
 
 function isEmptyObject(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+  return isPlainObject(value) && Object.keys(value).length === 0;
 }
 
 export function actorOf(request: FastifyRequest): Actor {

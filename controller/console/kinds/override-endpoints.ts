@@ -5,7 +5,8 @@
  * them, DELETE removes from them. Every write is an entity write (version, audit, review gate).
  */
 import type { z } from 'zod';
-import { compact, idsOf, isObject, keyOf, listOf, readOverrides, writeOverrides, type OverrideList, type OverrideLists } from '../../core/override-rules.js';
+import { isPlainObject } from '../../core/is-plain-object.js';
+import { compact, idsOf, keyOf, listOf, readOverrides, writeOverrides, type OverrideList, type OverrideLists } from '../../core/override-rules.js';
 import type { FieldError } from '../../errors.js';
 import type { JsonObject } from '../../store/ports.js';
 import { labelInSentence, type ActionDef, type EntityLookup, type ViewDef } from './kind-def.js';
@@ -30,8 +31,8 @@ const union = (current: string[], added: string[]): string[] => [...new Set([...
 function addTo(list: OverrideList, current: unknown[], added: unknown[]): unknown[] {
   if (list.key === undefined) return union(idsOf(current), idsOf(added));
   const key = list.key;
-  const out = current.filter(isObject).map((e) => ({ ...e }));
-  for (const raw of added.filter(isObject)) {
+  const out = current.filter(isPlainObject).map((e) => ({ ...e }));
+  for (const raw of added.filter(isPlainObject)) {
     const entry = compact(raw);
     const at = out.findIndex((e) => keyOf(e, key) === keyOf(entry, key));
     if (at < 0) out.push(entry);
@@ -51,8 +52,8 @@ function removeFrom(list: OverrideList, current: unknown[], removed: unknown[]):
     return idsOf(current).filter((id) => !gone.has(id));
   }
   const key = list.key;
-  let out = current.filter(isObject);
-  for (const entry of removed.filter(isObject)) {
+  let out = current.filter(isPlainObject);
+  for (const entry of removed.filter(isPlainObject)) {
     const k = keyOf(entry, key);
     const idFields = list.idFields ?? [];
     // An entry naming no ids (or a list of entries without ids) removes the whole entry.
@@ -74,7 +75,7 @@ function removeFrom(list: OverrideList, current: unknown[], removed: unknown[]):
 }
 
 function changed(def: OverridesDef, entity: JsonObject, body: unknown, op: (list: OverrideList, current: unknown[], given: unknown[]) => unknown[]): JsonObject {
-  const given = isObject(body) ? body : {};
+  const given = isPlainObject(body) ? body : {};
   const current = readOverrides(def, entity);
   const lists: JsonObject = {};
   for (const list of def.lists) {
@@ -87,7 +88,7 @@ function changed(def: OverridesDef, entity: JsonObject, body: unknown, op: (list
 export function gateOrSegmentErrors(entries: unknown, path: string, idField: string, lookup: EntityLookup): FieldError[] {
   const errors: FieldError[] = [];
   listOf(entries).forEach((entry, i) => {
-    if (!isObject(entry)) return;
+    if (!isPlainObject(entry)) return;
     const kind = entry['type'] === 'segment' ? 'segment' : 'gate';
     const id = entry[idField];
     if (typeof id === 'string' && lookup.get(kind, id) === undefined) errors.push({ property: `${path}[${i}].${idField}`, errorMessage: `names no existing ${kind} ('${id}')` });
@@ -98,7 +99,7 @@ export function gateOrSegmentErrors(entries: unknown, path: string, idField: str
 /** Entities whose overrides name (kind, id), as `experiment e1 (overrides)`. */
 export function overrideReferrersOf(kind: 'gate' | 'segment', id: string, lookup: EntityLookup): string[] {
   const found: string[] = [];
-  const names = (entries: unknown, idField: string): boolean => listOf(entries).some((e) => isObject(e) && (e['type'] ?? 'gate') === kind && e[idField] === id);
+  const names = (entries: unknown, idField: string): boolean => listOf(entries).some((e) => isPlainObject(e) && (e['type'] ?? 'gate') === kind && e[idField] === id);
   for (const record of lookup.list('experiment')) if (names(record.data['overrides'], 'id')) found.push(`experiment ${record.id} (overrides)`);
   for (const record of lookup.list('layer')) if (names(record.data['conditionalOverrides'], 'name')) found.push(`layer ${record.id} (conditionalOverrides)`);
   return found;

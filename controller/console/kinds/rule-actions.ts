@@ -69,11 +69,6 @@ function indexOfRule(kind: RuleKind, entity: JsonObject, ruleID: string): number
 }
 
 /**
- * The rules sub-resource of a kind: `GET|POST|PATCH /{kind}/{id}/rules` and
- * `PATCH|DELETE /{kind}/{id}/rules/{ruleID}`. Every write is an entity write like a PATCH of `rules`
- * (version, audit, review gate, If-Match); new rules get their ids when the kind prepares the entity.
- */
-/**
  * The entity with changes merged into the rules at the given indexes, checked for clashes with the
  * rules left alone and by the kind's rules, errors named by `property` (the body path of each change).
  */
@@ -86,6 +81,11 @@ function withRuleChanges(kind: RuleKind, entity: JsonObject, changes: ReadonlyMa
   return after;
 }
 
+/**
+ * The rules sub-resource of a kind: `GET|POST|PATCH /{kind}/{id}/rules` and
+ * `PATCH|DELETE /{kind}/{id}/rules/{ruleID}`. Every write is an entity write like a PATCH of `rules`
+ * (version, audit, review gate, If-Match); new rules get their ids when the kind prepares the entity.
+ */
 export function ruleSubresource(kind: RuleKind): { actions: Record<string, ActionDef>; views: Record<string, ViewDef> } {
   const name = labelInSentence(kind.label);
   const updated = `${kind.label} updated successfully.`;

@@ -18,13 +18,13 @@ import { labelInSentence } from '../kinds/kind-def.js';
 
 export type ValidationOutcome = Pick<Review, 'reviewID' | 'status' | 'type' | 'configType' | 'configName' | 'validation'>;
 
-/** Where a review is addressed: by id alone (/reviews/{id}) or under its entity (/gates/{id}/reviews/{id}). */
 /** How a held request waits: whether its client has gone, and how often to re-read without a wake-up. */
 export interface HoldOptions {
   gone: () => boolean;
   recheckMs: number;
 }
 
+/** Where a review is addressed: by id alone (/reviews/{id}) or under its entity (/gates/{id}/reviews/{id}). */
 export interface ReviewRef {
   reviewId: string;
   kind?: string;

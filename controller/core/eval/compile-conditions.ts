@@ -2,6 +2,7 @@ import type { JsonObject } from '../repo-entity.js';
 import type { SpecCondition } from './config-spec-types.js';
 import { SUPPORTED_OPERATORS } from './operators.js';
 import { gateSpecName, segmentSpecName } from './spec-names.js';
+import { isPlainObject } from '../is-plain-object.js';
 
 /**
  * The console's condition vocabulary translated to the one the Statsig server SDKs evaluate, as
@@ -127,6 +128,6 @@ export function compileCondition(source: JsonObject, idType: string): SpecCondit
 /** Conditions of a console rule, in order. */
 export function compileConditions(conditions: unknown, idType: string): SpecCondition[] {
   return asList(conditions)
-    .filter((c): c is JsonObject => typeof c === 'object' && c !== null && !Array.isArray(c))
+    .filter(isPlainObject)
     .map((c) => compileCondition(c, idType));
 }

@@ -5,6 +5,7 @@ import { environmentConditions, environmentScope, tierCondition, type Environmen
 import { LAYER_BUCKETS, layerBuckets, ownBuckets } from './layer-buckets.js';
 import { entitySalt, gateSpecName, holdoutSpecName, segmentSpecName, targetingSpecName } from './spec-names.js';
 import { ruleIdFromName } from '../rule-id.js';
+import { isPlainObject } from '../is-plain-object.js';
 
 /** The stored entities to compile (each a console entity's data, `id` included). */
 export interface CompileSource {
@@ -29,8 +30,8 @@ export const PRODUCTION = 'production';
 
 const str = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 const list = <T = unknown>(value: unknown): T[] => (Array.isArray(value) ? (value as T[]) : []);
-const objects = (value: unknown): JsonObject[] => list(value).filter((v): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v));
-const object = (value: unknown): JsonObject => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : {});
+const objects = (value: unknown): JsonObject[] => list(value).filter(isPlainObject);
+const object = (value: unknown): JsonObject => (isPlainObject(value) ? value : {});
 const idTypeOf = (entity: JsonObject): string => str(entity['idType']) ?? 'userID';
 const idOf = (entity: JsonObject): string => String(entity['id']);
 

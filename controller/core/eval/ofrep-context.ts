@@ -1,4 +1,5 @@
 import type { EvalUser } from './eval-user.js';
+import { isPlainObject } from '../is-plain-object.js';
 
 /**
  * An OpenFeature evaluation context as the engine's user: `targetingKey` is the userID; `email`,
@@ -10,10 +11,8 @@ export type ContextProblem = { code: 'TARGETING_KEY_MISSING' | 'INVALID_CONTEXT'
 
 const USER_FIELDS = ['email', 'ip', 'userAgent', 'country', 'locale', 'appVersion'] as const;
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 export function userFromContext(context: unknown): { user: EvalUser } | { problem: ContextProblem } {
-  if (!isObject(context)) return { problem: { code: 'INVALID_CONTEXT', message: 'context must be an object.' } };
+  if (!isPlainObject(context)) return { problem: { code: 'INVALID_CONTEXT', message: 'context must be an object.' } };
   const key = context['targetingKey'];
   if (key === undefined || key === null || key === '') return { problem: { code: 'TARGETING_KEY_MISSING', message: 'context.targetingKey is required: it is the unit\'s userID.' } };
   if (typeof key !== 'string') return { problem: { code: 'INVALID_CONTEXT', message: `context.targetingKey must be a string, not ${typeName(key)}.` } };
@@ -27,7 +26,7 @@ export function userFromContext(context: unknown): { user: EvalUser } | { proble
       (user as Record<string, unknown>)[name] = value;
     } else if (name === 'customIDs') {
       if (value === null || value === undefined) continue;
-      if (!isObject(value)) return { problem: { code: 'INVALID_CONTEXT', message: `context.customIDs must be an object of id type → id, not ${typeName(value)}.` } };
+      if (!isPlainObject(value)) return { problem: { code: 'INVALID_CONTEXT', message: `context.customIDs must be an object of id type → id, not ${typeName(value)}.` } };
       for (const [idType, id] of Object.entries(value)) {
         if (typeof id !== 'string') return { problem: { code: 'INVALID_CONTEXT', message: `context.customIDs.${idType} must be a string, not ${typeName(id)}.` } };
       }

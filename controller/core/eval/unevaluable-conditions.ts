@@ -1,5 +1,6 @@
 import type { JsonObject } from '../repo-entity.js';
 import { compileCondition, UNSUPPORTED_PREFIX } from './compile-conditions.js';
+import { isPlainObject } from '../is-plain-object.js';
 
 /**
  * Conditions the evaluation engine cannot evaluate, by property path: the console stores them (the
@@ -18,7 +19,7 @@ export interface UnevaluableCondition {
   message: string;
 }
 
-const objects = (v: unknown): JsonObject[] => (Array.isArray(v) ? v.filter((x): x is JsonObject => typeof x === 'object' && x !== null && !Array.isArray(x)) : []);
+const objects = (v: unknown): JsonObject[] => (Array.isArray(v) ? v.filter(isPlainObject) : []);
 
 export function unevaluableConditions(kind: string, entity: JsonObject): UnevaluableCondition[] {
   const out: UnevaluableCondition[] = [];

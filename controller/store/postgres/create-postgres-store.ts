@@ -51,9 +51,9 @@ function numberTypes(): pg.CustomTypesConfig {
 export const MARKS_APPLICATION_NAME = 'flagops-marks';
 
 /** Every column as the text the server sent. */
-const TEXT_TYPES: pg.CustomTypesConfig = { getTypeParser: () => (value: string) => value };
+export const TEXT_TYPES: pg.CustomTypesConfig = { getTypeParser: () => (value: string) => value };
 
-const MARKS_QUERY = `SELECT pg_current_snapshot()::text AS data,
+export const MARKS_QUERY = `SELECT pg_current_snapshot()::text AS data,
   (SELECT generation FROM store_marks WHERE name = 'settings') AS settings,
   (SELECT generation FROM store_marks WHERE name = 'auth') AS auth`;
 

@@ -39,8 +39,9 @@ function errorText(body: Buffer): string {
  * pipelined: each run is sent at once, whether or not earlier runs have answered, and the server
  * answers them in order. node-postgres connects and authenticates (every auth method and TLS it
  * supports); then this class speaks the extended query protocol on the socket itself — Bind, Execute,
- * Sync per run, about a third of the client CPU of a pooled `query()` — because the statement runs on
- * nearly every request of a replica (the change-marks check).
+ * Sync per run, about a quarter of the client CPU of node-postgres' `client.query()` — because the
+ * statement runs on nearly every request of a replica (the change-marks check). The gain and the tests
+ * of its failure modes: docs/internals-fast-paths.md.
  */
 export class PgPipelinedStatement {
   private readonly queue: Pending[] = [];

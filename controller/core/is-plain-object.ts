@@ -1,0 +1,2 @@
+/** A JSON object: an object that is neither null nor an array. */
+export const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
