@@ -7,6 +7,7 @@
 import { CONSOLE_OWNS_TAG_PREFIX } from '../../schemas/repo-config.js';
 import { keysOf } from './diff.js';
 import type { JsonObject } from './repo-entity.js';
+import { isPlainObject } from './is-plain-object.js';
 
 /** One step of an owned path: a field, and whether `[*]` follows it (every item of the list). */
 export interface OwnedStep {
@@ -30,13 +31,16 @@ export function parseOwnedPath(path: string): OwnedStep[] | undefined {
 
 /** The paths the console owns of one entity: its kind's list, then the entity's own, each once. */
 export function ownedPathsOf(ownership: Readonly<Record<string, readonly string[]>>, folder: string, id: string): string[] {
-  return [...new Set([...(ownership[folder] ?? []), ...(ownership[`${folder}/${id}`] ?? [])])];
+  const ofKind = ownership[folder];
+  const ofEntity = ownership[`${folder}/${id}`];
+  // Most repositories own nothing: a plan of every entity asks this once per entity.
+  if (ofEntity === undefined) return ofKind === undefined ? [] : [...ofKind];
+  return [...new Set([...(ofKind ?? []), ...ofEntity])];
 }
 
 /** The tags that tell the console which fields of an entity it owns (none when it owns none). */
 export const consoleOwnsTags = (paths: readonly string[]): string[] => paths.map((p) => `${CONSOLE_OWNS_TAG_PREFIX}${p}`);
 
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Pairs each desired item with the live item it stands for, as the diff matches them: by id when both
@@ -63,11 +67,11 @@ function take(target: JsonObject, live: unknown, steps: readonly OwnedStep[], at
   const step = steps[at];
   if (step === undefined || !Object.hasOwn(target, step.key)) return;
   const last = at === steps.length - 1;
-  const source = isObject(live) && Object.hasOwn(live, step.key) ? live[step.key] : undefined;
+  const source = isPlainObject(live) && Object.hasOwn(live, step.key) ? live[step.key] : undefined;
   if (!step.each) {
     if (!last) {
       const inner = target[step.key];
-      if (isObject(inner)) take(inner, source, steps, at + 1);
+      if (isPlainObject(inner)) take(inner, source, steps, at + 1);
     } else if (source === undefined) delete target[step.key];
     else target[step.key] = structuredClone(source);
     return;
@@ -76,7 +80,7 @@ function take(target: JsonObject, live: unknown, steps: readonly OwnedStep[], at
   if (!Array.isArray(list)) return;
   for (const [i, partner] of partners(list, Array.isArray(source) ? source : [])) {
     if (last) list[i] = structuredClone(partner);
-    else if (isObject(list[i])) take(list[i] as JsonObject, partner, steps, at + 1);
+    else if (isPlainObject(list[i])) take(list[i] as JsonObject, partner, steps, at + 1);
   }
 }
 

@@ -1,11 +1,28 @@
 import { describe, expect, it } from 'vitest';
 import { ENTITY_SCHEMAS, type EntitySchemaEntry } from '../../schemas/index.js';
-import { validateEntityFile, withDefaults } from './validate-entity.js';
+import { fillerOf, interpretedFiller, validateEntityFile, withDefaults } from './validate-entity.js';
 import { MAX_JSON_DEPTH } from '../../schemas/json-tree-problem.js';
 
 const entry = (folder: string): EntitySchemaEntry => ENTITY_SCHEMAS.find((e) => e.folder === folder) as EntitySchemaEntry;
 
 describe('withDefaults', () => {
+  it('fills as the interpreted filler does, for every kind, with each twin set, null or left out', () => {
+    for (const kind of ENTITY_SCHEMAS) {
+      const compiled = fillerOf(kind);
+      const reference = interpretedFiller(kind);
+      const datas: Record<string, unknown>[] = [{}];
+      for (const key of Object.keys(kind.defaults)) {
+        const twin = key.endsWith('Json5') ? key.slice(0, -'Json5'.length) : `${key}Json5`;
+        datas.push({ [twin]: 'x' }, { [twin]: null }, { [key]: 1 });
+      }
+      for (const data of datas) {
+        const out = compiled(data);
+        expect(out, kind.kind).toEqual(reference(data));
+        expect(Object.keys(out), kind.kind).toEqual(Object.keys(reference(data)));
+      }
+    }
+  });
+
   it("fills every default the file leaves out, keeps the file's values, defaults first then the file's keys", () => {
     for (const kind of ENTITY_SCHEMAS) {
       const data = { [kind.idField]: 'x', name: 'X' };

@@ -5,6 +5,7 @@ import { FLAG_KIND_PREFIXES, type FlagKind } from '../core/eval/flag-keys.js';
 import type { Diagnostic, Issue } from '../core/repo-entity.js';
 import { parseWith } from '../core/zod-errors.js';
 import { parseYamlFile } from './parse-yaml-file.js';
+import { isPlainObject } from '../core/is-plain-object.js';
 
 const KIND_OF_FOLDER = new Map((Object.entries(FLAG_KIND_PREFIXES) as [FlagKind, string][]).map(([kind, folder]) => [folder, kind]));
 
@@ -15,7 +16,6 @@ export interface FlagTestContext {
   environments?: readonly string[];
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Parses and checks flag test files: the schema (unknown keys with did-you-mean), a user or a
@@ -70,7 +70,7 @@ function checkCase(
       issue(property, e.errorMessage, e.errorMessage.startsWith('is not a known field') ? 'key' : undefined);
     }
     // Every problem at once: the entity of a case with a typo elsewhere is still checked.
-    const entity = isObject(item) ? item['entity'] : undefined;
+    const entity = isPlainObject(item) ? item['entity'] : undefined;
     if (typeof entity === 'string' && !parsed.errors.some((e) => e.property === 'entity')) checkEntity(entity, `${at}.entity`, context, issue);
     return undefined;
   }
@@ -121,6 +121,6 @@ function checkExpect(kind: FlagKind, expect: unknown, property: string, fail: (p
     return;
   }
   const what = kind === 'experiment' ? 'an experiment: { group: NAME } or an object its parameters contain' : `a ${kind.replace('_', ' ')}: an object its value contains`;
-  if (!isObject(expect)) fail(property, `must be an object for ${what}`);
+  if (!isPlainObject(expect)) fail(property, `must be an object for ${what}`);
   else if (kind === 'experiment' && 'group' in expect && typeof expect['group'] !== 'string') fail(`${property}.group`, 'must be the name of a group');
 }

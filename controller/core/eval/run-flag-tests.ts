@@ -3,6 +3,7 @@ import { jsonEqual } from '../json-equal.js';
 import { decidedBy, explain } from './explain.js';
 import type { FilesEvaluator } from './files-evaluator.js';
 import { evaluateFlag, type FlagKind } from './flag-keys.js';
+import { isPlainObject } from '../is-plain-object.js';
 
 /** A case of a flag test file, checked and placed at its list item. */
 export interface PlacedFlagTest {
@@ -55,19 +56,18 @@ export const DEFAULT_TOLERANCE = 0.01;
 /** First unit id of a sample is `sample-1`: deterministic, so every run buckets the same units. */
 export const sampleUnitID = (n: number): string => `sample-${n}`;
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** `actual` contains `expected`: every key of an expected object, recursively; anything else equal. */
 export function containsValue(actual: unknown, expected: unknown): boolean {
-  if (!isObject(expected)) return jsonEqual(actual, expected);
-  if (!isObject(actual)) return false;
+  if (!isPlainObject(expected)) return jsonEqual(actual, expected);
+  if (!isPlainObject(actual)) return false;
   return Object.entries(expected).every(([k, v]) => Object.hasOwn(actual, k) && containsValue(actual[k], v));
 }
 
 /** Whether an answer meets the expect of one user (an experiment's `group` names its group; the other keys its parameters). */
 function meets(kind: FlagKind, expected: unknown, value: unknown, group: string | null): boolean {
   if (kind === 'gate') return value === expected;
-  if (kind === 'experiment' && isObject(expected) && 'group' in expected) {
+  if (kind === 'experiment' && isPlainObject(expected) && 'group' in expected) {
     const { group: wanted, ...params } = expected;
     return wanted === group && containsValue(value, params);
   }
