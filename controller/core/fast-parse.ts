@@ -257,24 +257,37 @@ function compileObject(def: Def, passes: (value: never) => boolean): Parser {
     const internals = (schema as { _zod: { optin?: string; optout?: string } })._zod;
     return { key, parse: fastParser(schema), omittable: internals.optin === 'optional' && internals.optout === 'optional' };
   });
-  return (v) => {
-    if (!isPlainObject(v) || !passes(v as never)) return UNSURE;
-    let present = 0;
-    const out: Record<string, unknown> = {};
-    for (const field of fields) {
-      const value = v[field.key];
-      // Absent where zod adds nothing, or zod's to decide (an own undefined included).
-      if (value === undefined) {
-        if (field.omittable && !Object.hasOwn(v, field.key)) continue;
-        return UNSURE;
-      }
-      present++;
-      const parsed = field.parse(value);
-      if (parsed === UNSURE) return UNSURE;
-      out[field.key] = parsed;
-    }
-    // Any other own key is one the schema does not know.
-    for (const key in v) if (Object.hasOwn(v, key)) present--;
-    return present === 0 ? out : UNSURE;
-  };
+  // Compiled with the field names as literals (see normalize.ts pickerOf): each read is a named
+  // property load with an inline cache of its own, instead of one keyed load shared by every field
+  // of every schema (1.75 times faster than a loop over the fields: docs/internals-fast-paths.md).
+  // Keys enter the code only as JSON string literals.
+  const lines = fields.map((field, i) => {
+    const key = JSON.stringify(field.key);
+    // Absent where zod adds nothing, or zod's to decide (an own undefined included).
+    const absent = field.omittable ? `if (hasOwn(v, ${key})) return UNSURE;` : 'return UNSURE;';
+    return `value = v[${key}]; if (value === undefined) { ${absent} } else { present++; parsed = p[${i}](value); if (parsed === UNSURE) return UNSURE; out[${key}] = parsed; }`;
+  });
+  const make = new Function(
+    'p',
+    'passes',
+    'isPlainObject',
+    'hasOwn',
+    'UNSURE',
+    `return function parseObject(v) {
+      if (!isPlainObject(v) || !passes(v)) return UNSURE;
+      let present = 0, value, parsed;
+      const out = {};
+      ${lines.join('\n')}
+      // Any other own key is one the schema does not know.
+      for (const key in v) if (hasOwn(v, key)) present--;
+      return present === 0 ? out : UNSURE;
+    };`,
+  ) as (p: Parser[], passes: (value: never) => boolean, isObject: typeof isPlainObject, hasOwn: (o: object, key: PropertyKey) => boolean, unsure: typeof UNSURE) => Parser;
+  return make(
+    fields.map((f) => f.parse),
+    passes,
+    isPlainObject,
+    Object.hasOwn,
+    UNSURE,
+  );
 }
