@@ -10,10 +10,10 @@ describe('parseBridgePolicies', () => {
     expect(parseBridgePolicies('')).toEqual({ protectedEntities: [], freezeWindows: [], schemas: {} });
   });
 
-  it('refuses a team rule that is not JSON Schema, naming it: with its policies unknown, the bridge approves nothing', () => {
+  it('refuses a team rule that is not JSON Schema, naming it at its line: with its policies unknown, the bridge approves nothing', () => {
     expect(() => parseBridgePolicies(POLICY_REPO_CONFIG.replace('required: [tags, description]', 'required: tags'))).toThrow(
-      expect.objectContaining({ message: 'flagops.yaml is invalid.', errors: [{ property: 'policies.schemas.gates.required', errorMessage: 'is not valid JSON Schema 2020-12: must be array' }] }),
+      expect.objectContaining({ message: 'flagops.yaml is invalid.', errors: [{ property: 'flagops.yaml:7:17 policies.schemas.gates.required', errorMessage: 'is not valid JSON Schema 2020-12: must be array' }] }),
     );
-    expect(() => parseBridgePolicies('policies: { schemas: { gates: { requried: [tags] } } }')).toThrow(expect.objectContaining({ errors: [{ property: 'policies.schemas.gates', errorMessage: 'is not a usable JSON Schema 2020-12: strict mode: unknown keyword: "requried"' }] }));
+    expect(() => parseBridgePolicies('policies: { schemas: { gates: { requried: [tags] } } }')).toThrow(expect.objectContaining({ errors: [{ property: expect.stringMatching(/^flagops\.yaml:1:\d+ policies\.schemas\.gates$/), errorMessage: 'is not a usable JSON Schema 2020-12: strict mode: unknown keyword: "requried"' }] }));
   });
 });
