@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGitRepo, writeFiles } from '../test-support/git-repo.js';
-import { spawnBridge, type SpawnedBridge } from '../test-support/spawn-bridge.js';
+import { connectBridge, type LoopKeys, type SpawnedBridge } from '../test-support/spawn-bridge.js';
 import { callConsole, runBuiltCli, spawnConsole, type CliRun, type SpawnedConsole } from '../test-support/spawn-console.js';
 import { simpleGit } from 'simple-git';
 
@@ -17,7 +17,7 @@ let dir: string;
 let repo: string;
 let console_: SpawnedConsole;
 let bridge: SpawnedBridge;
-const keys: Record<string, string> = {};
+let keys: LoopKeys;
 
 const gate = (description: string): string => `id: checkout
 name: checkout
@@ -39,17 +39,17 @@ ownership:
   'gates/checkout.yaml': gate('New checkout flow'),
 };
 
-const run = (args: string[]): Promise<CliRun> => runBuiltCli([...args, '--console', console_.url], { FLAGOPS_API_KEY: keys['submitter']!, FLAGOPS_APPROVER_KEY: keys['approver']! });
+const run = (args: string[]): Promise<CliRun> => runBuiltCli([...args, '--console', console_.url], { FLAGOPS_API_KEY: keys.submitter, FLAGOPS_APPROVER_KEY: keys.approver });
 const api = (method: string, path: string, body?: unknown, key?: string) => callConsole(console_, method, path, body, key);
 const liveGate = async (): Promise<Record<string, unknown>> => (await api('GET', '/console/v1/gates/checkout')).body.data;
 
 /** A member's review of the gate, approved by another member and committed: the console holds the commit while the bridge decides. */
 async function consoleChange(change: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const submitted = await api('POST', '/console/v1/gates/checkout/reviews', { description: 'on-call', change }, keys['member']);
+  const submitted = await api('POST', '/console/v1/gates/checkout/reviews', { description: 'on-call', change }, keys.member);
   expect(submitted.status).toBe(201);
   const id = String(submitted.body.data.reviewID);
-  expect((await api('PUT', `/console/v1/gates/checkout/reviews/${id}/approve`, undefined, keys['approver'])).status).toBe(200);
-  const committed = await api('PUT', `/console/v1/gates/checkout/reviews/${id}/commit`, { awaitValidationMs: 20_000 }, keys['member']);
+  expect((await api('PUT', `/console/v1/gates/checkout/reviews/${id}/approve`, undefined, keys.approver)).status).toBe(200);
+  const committed = await api('PUT', `/console/v1/gates/checkout/reviews/${id}/commit`, { awaitValidationMs: 20_000 }, keys.member);
   expect(committed.status).toBe(200);
   return committed.body.data;
 }
@@ -59,11 +59,7 @@ beforeAll(async () => {
   repo = join(dir, 'repo');
   await createGitRepo(repo, FILES, 'flags with console-owned isEnabled');
   console_ = await spawnConsole({ db: join(dir, 'console.db'), args: ['--webhook-timeout', '20000'], checkResponses: true });
-  for (const [name, email, role] of [['submitter', 'flagops@ci.example.com', 'member'], ['approver', 'lead@example.com', 'member'], ['bridge', 'bridge@example.com', 'webhook_receiver'], ['member', 'oncall@example.com', 'member']] as const) {
-    keys[name] = String((await api('POST', '/console/v1/keys', { description: name, userEmail: email, role })).body.data.key);
-  }
-  bridge = await spawnBridge({ repo, consoleUrl: console_.url, apiKey: keys['bridge']!, webhookKey: WEBHOOK_KEY });
-  expect((await api('POST', '/console/v1/settings/precommit_webhook', { webhookURL: `${bridge.url}/webhook`, webhookKey: WEBHOOK_KEY })).status).toBe(200);
+  ({ keys, bridge } = await connectBridge(console_, repo, WEBHOOK_KEY));
   const applied = await run(['apply', repo, '--auto-approve']);
   expect(applied.code, applied.stderr.slice(-3000)).toBe(0);
 }, 90_000);
