@@ -64,7 +64,13 @@ export class PgListener {
     // Registered before connecting: an error event with no listener would crash the process.
     client.on('error', (error) => this.dropped(client, error));
     client.on('end', () => this.dropped(client));
-    client.on('notification', (message) => this.deliver(message.payload));
+    // A notification can be parsed before the LISTEN query's continuation runs: hold those back so the
+    // resync (when there is one) always comes first, and drop a dropped connection's stragglers.
+    const early: (string | undefined)[] = [];
+    client.on('notification', (message) => {
+      if (this.client === client) this.deliver(message.payload);
+      else if (this.client === undefined && !this.closed) early.push(message.payload);
+    });
     try {
       await client.connect();
       await client.query(`LISTEN ${EVENTS_CHANNEL}`);
@@ -82,6 +88,7 @@ export class PgListener {
       this.interrupted = false;
       this.notify({ topic: 'resync', id: '' });
     }
+    for (const payload of early.splice(0)) this.deliver(payload);
   }
 
   private dropped(client: pg.Client, error?: Error): void {
