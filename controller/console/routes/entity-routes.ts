@@ -88,11 +88,10 @@ export function registerEntityRoutes(app: FastifyInstance, catalog: RouteCatalog
     const cache = service.listCache(filters);
     const cached = cache?.get(request.url);
     if (cached !== undefined) return { message, body: cached };
-    const page = await service.list(paging.offset, paging.limit, filters);
-    const envelope = { message, data: page.items, pagination: pagination(base, query, paging, page.total) };
-    if (cache === undefined) return envelope;
-    const body = JSON.stringify(envelope);
-    cache.set(request.url, body);
+    const page = await service.listJson(paging.offset, paging.limit, filters);
+    // The envelope's fields in the order JSON.stringify would write them, around items already serialised.
+    const body = `{"message":${JSON.stringify(message)},"data":[${page.items.join(',')}],"pagination":${JSON.stringify(pagination(base, query, paging, page.total))}}`;
+    cache?.set(request.url, body);
     return { message, body };
   });
 
