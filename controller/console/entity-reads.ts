@@ -172,12 +172,6 @@ export class EntityReads<Deps extends EntityReadsDeps = EntityReadsDeps> {
     return reads === undefined ? undefined : new ListBodyCache(reads);
   }
 
-  /** One page of the kind in the response shape. */
-  async list(offset: number, limit: number, filters: Record<string, string>): Promise<Page<JsonObject>> {
-    const page = await this.pageOf(offset, limit, filters);
-    return { total: page.total, items: await this.responsesOf(page.items) };
-  }
-
   /**
    * One page of the kind, each item as the JSON text of its response: texts come from the reads
    * cache of the current data mark where it has them, so a page of items already answered costs a
