@@ -3,20 +3,17 @@
  * `isEnabled` of gates, `flagops serve`, `flagops bridge` as its pre-commit webhook, and `flagops
  * apply` / `flagops plan`. Needs the compiled CLI (`npm run build`, which `npm test` runs first).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGitRepo, writeFiles } from '../test-support/git-repo.js';
-import { connectBridge, type LoopKeys, type SpawnedBridge } from '../test-support/spawn-bridge.js';
-import { callConsole, runBuiltCli, spawnConsole, type CliRun, type SpawnedConsole } from '../test-support/spawn-console.js';
+import { writeFiles } from '../test-support/git-repo.js';
+import type { LoopKeys } from '../test-support/spawn-bridge.js';
+import { startGitOpsLoop, type GitOpsLoop } from '../test-support/start-gitops-loop.js';
+import { callConsole, runBuiltCli, type CliRun, type SpawnedConsole } from '../test-support/spawn-console.js';
 import { simpleGit } from 'simple-git';
 
 const WEBHOOK_KEY = 'whk-owned-e2e';
-let dir: string;
+let loop: GitOpsLoop | undefined;
 let repo: string;
 let console_: SpawnedConsole;
-let bridge: SpawnedBridge;
 let keys: LoopKeys;
 
 const gate = (description: string): string => `id: checkout
@@ -55,19 +52,14 @@ async function consoleChange(change: Record<string, unknown>): Promise<Record<st
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'flagops-owned-e2e-'));
-  repo = join(dir, 'repo');
-  await createGitRepo(repo, FILES, 'flags with console-owned isEnabled');
-  console_ = await spawnConsole({ db: join(dir, 'console.db'), args: ['--webhook-timeout', '20000'], checkResponses: true });
-  ({ keys, bridge } = await connectBridge(console_, repo, WEBHOOK_KEY));
+  loop = await startGitOpsLoop({ prefix: 'flagops-owned-e2e-', files: FILES, message: 'flags with console-owned isEnabled', webhookKey: WEBHOOK_KEY, checkResponses: true });
+  ({ repo, console_, keys } = loop);
   const applied = await run(['apply', repo, '--auto-approve']);
   expect(applied.code, applied.stderr.slice(-3000)).toBe(0);
 }, 90_000);
 
 afterAll(async () => {
-  bridge?.stop();
-  await console_?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await loop?.stop();
 });
 
 describe('console-owned fields in the GitOps loop', () => {

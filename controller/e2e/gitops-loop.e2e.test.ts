@@ -3,20 +3,18 @@
  * registered as the console's pre-commit webhook, and `flagops apply` / `flagops plan` as a team would
  * run them. Needs the compiled CLI (`npm run build`, which `npm test` runs first).
  */
-import { mkdtempSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { simpleGit } from 'simple-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectBridge, type LoopKeys, type SpawnedBridge } from '../test-support/spawn-bridge.js';
-import { runBuiltCli, spawnConsole, type CliRun, type SpawnedConsole } from '../test-support/spawn-console.js';
-import { createGitRepo } from '../test-support/git-repo.js';
+import type { LoopKeys } from '../test-support/spawn-bridge.js';
+import { startGitOpsLoop, type GitOpsLoop } from '../test-support/start-gitops-loop.js';
+import { runBuiltCli, type CliRun, type SpawnedConsole } from '../test-support/spawn-console.js';
 
 const WEBHOOK_KEY = 'whk-e2e-secret';
-let dir: string;
+let loop: GitOpsLoop | undefined;
 let repo: string;
 let console_: SpawnedConsole;
-let bridge: SpawnedBridge;
 let keys: LoopKeys;
 
 const FILES: Record<string, string> = {
@@ -89,17 +87,12 @@ async function commitAll(message: string): Promise<void> {
 const reviewsOf = async (status: string) => ((await api('GET', `/console/v1/reviews?status=${status}&limit=1000`)).json['data'] as Record<string, unknown>[]) ?? [];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'flagops-loop-'));
-  repo = join(dir, 'repo');
-  await createGitRepo(repo, FILES, 'initial flags');
-  console_ = await spawnConsole({ db: join(dir, 'console.db'), args: ['--webhook-timeout', '20000'], checkResponses: true });
-  ({ keys, bridge } = await connectBridge(console_, repo, WEBHOOK_KEY, 'Checked against git by flagops bridge.'));
+  loop = await startGitOpsLoop({ prefix: 'flagops-loop-', files: FILES, message: 'initial flags', webhookKey: WEBHOOK_KEY, checkResponses: true, initialMessage: 'Checked against git by flagops bridge.' });
+  ({ repo, console_, keys } = loop);
 }, 60_000);
 
 afterAll(async () => {
-  bridge?.stop();
-  await console_?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await loop?.stop();
 });
 
 describe('the GitOps loop', () => {

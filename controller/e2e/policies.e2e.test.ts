@@ -5,21 +5,19 @@
  * anyway. The files come from one set of fixtures (test-support/policy-fixtures.ts). Needs the
  * compiled CLI (`npm run build`).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { simpleGit } from 'simple-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGitRepo } from '../test-support/git-repo.js';
 import { POLICY_BASE_FILES, RAMP_PERCENTAGE_AT, RAMP_TAGS_AT, rampGate } from '../test-support/policy-fixtures.js';
-import { connectBridge, type LoopKeys, type SpawnedBridge } from '../test-support/spawn-bridge.js';
-import { callConsole, runBuiltCli, spawnConsole, type CliRun, type SpawnedConsole } from '../test-support/spawn-console.js';
+import type { LoopKeys } from '../test-support/spawn-bridge.js';
+import { startGitOpsLoop, type GitOpsLoop } from '../test-support/start-gitops-loop.js';
+import { callConsole, runBuiltCli, type CliRun, type SpawnedConsole } from '../test-support/spawn-console.js';
 
 const WEBHOOK_KEY = 'whk-policies-e2e';
-let dir: string;
+let loop: GitOpsLoop | undefined;
 let repo: string;
 let console_: SpawnedConsole;
-let bridge: SpawnedBridge;
 let keys: LoopKeys;
 
 const run = (args: string[]): Promise<CliRun> => runBuiltCli(args, { FLAGOPS_API_KEY: keys['submitter']!, FLAGOPS_APPROVER_KEY: keys['approver']! });
@@ -38,19 +36,14 @@ async function decided(reviewID: string): Promise<Record<string, unknown>> {
 const rampPercentage = async (): Promise<unknown> => ((await callConsole(console_, 'GET', '/console/v1/gates/ramp_gate')).body.data.rules as Record<string, unknown>[])[0]?.['passPercentage'];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'flagops-policies-'));
-  repo = join(dir, 'repo');
-  await createGitRepo(repo, POLICY_BASE_FILES, 'the ramp at 10%');
-  console_ = await spawnConsole({ db: join(dir, 'console.db'), args: ['--webhook-timeout', '20000'] });
-  ({ keys, bridge } = await connectBridge(console_, repo, WEBHOOK_KEY));
+  loop = await startGitOpsLoop({ prefix: 'flagops-policies-', files: POLICY_BASE_FILES, message: 'the ramp at 10%', webhookKey: WEBHOOK_KEY });
+  ({ repo, console_, keys } = loop);
   const applied = await run(['apply', repo, '--auto-approve', '--console', console_.url]);
   expect(applied.code, applied.stderr.slice(-3000)).toBe(0);
 }, 90_000);
 
 afterAll(async () => {
-  bridge?.stop();
-  await console_?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await loop?.stop();
 });
 
 describe('policies in the pull request and at the bridge', () => {
