@@ -59,6 +59,18 @@ describe('RestartSchedule', () => {
     expect(schedule.due(50)).toBe(false);
     expect(schedule.due(250)).toBe(true);
   });
+  it('starts afresh when the WAL header says the WAL started over, though fast writes already filled it past its frames', () => {
+    const schedule = new RestartSchedule(200);
+    expect(schedule.due(150, 1)).toBe(false);
+    expect(schedule.due(500, 1)).toBe(true);
+    // The pass let the WAL start over (sequence 2), and by the next checkpoint it holds 400 frames again.
+    expect(schedule.due(400, 2)).toBe(true);
+    // Not started over this time (same sequence): wait for twice the frames.
+    expect(schedule.due(700, 2)).toBe(false);
+    // A checkpoint that could not read the header (-1) is no news of a start over.
+    expect(schedule.due(750, -1)).toBe(false);
+    expect(schedule.due(801, 2)).toBe(true);
+  });
 });
 
 describe('startWalCheckpointer restart passes', () => {

@@ -7,19 +7,33 @@ import { Worker } from 'node:worker_threads';
  * answers with the WAL's frames and how many of them the database file now holds.
  */
 const WORKER_SOURCE = `
+const { closeSync, openSync, readSync } = require('node:fs');
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path);
+// The WAL header's checkpoint sequence (bytes 12-15), which SQLite counts up each time the WAL starts over.
+const header = Buffer.alloc(4);
+const walSequence = () => {
+  let fd;
+  try {
+    fd = openSync(workerData.path + '-wal', 'r');
+    return readSync(fd, header, 0, 4, 12) === 4 ? header.readUInt32BE(0) : -1;
+  } catch {
+    return -1;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+};
 parentPort.on('message', (message) => {
   if (message === 'stop') {
     db.close();
     parentPort.close();
     return;
   }
-  let result = { log: 0, checkpointed: 0 };
+  let result = { log: 0, checkpointed: 0, sequence: -1 };
   try {
     const row = db.pragma('wal_checkpoint(PASSIVE)')[0];
-    if (row && row.busy === 0) result = { log: row.log, checkpointed: row.checkpointed };
+    if (row && row.busy === 0) result = { log: row.log, checkpointed: row.checkpointed, sequence: walSequence() };
   } catch {
     // Busy or locked: the next tick tries again.
   }
@@ -42,6 +56,8 @@ export interface WalRestart {
 interface CheckpointResult {
   log: number;
   checkpointed: number;
+  /** The WAL header's checkpoint sequence, which moves each time the WAL starts over (-1: unread). */
+  sequence: number;
 }
 
 /**
@@ -86,7 +102,7 @@ export function startWalCheckpointer(path: string, intervalMs: number, checkpoin
       busy = false;
       return;
     }
-    if (schedule?.due(result.log)) {
+    if (schedule?.due(result.log, result.sequence)) {
       // busy stays set: no tick's checkpoint while the writes are held for this one.
       restartPass().catch(() => {
         endRestart();
@@ -135,21 +151,27 @@ export function startWalCheckpointer(path: string, intervalMs: number, checkpoin
  * written since the WAL last started over (a pass copies them all, but writes that land meanwhile
  * keep it from starting over). Past `frames`, a pass; should the WAL still not start over (a reader
  * on another connection needs its frames), the next pass waits until the frames have doubled, so
- * writes are not held back every second for nothing.
+ * writes are not held back every second for nothing. Whether it started over is read from the WAL
+ * header's checkpoint sequence, not from the frames: under fast writes the WAL holds more than
+ * `frames` again by the next checkpoint, and a schedule that took that for "not started over"
+ * doubled its bound at every pass, letting the WAL grow pass after pass.
  */
 export class RestartSchedule {
   private next: number;
+  private sequence = -1;
 
   constructor(private readonly frames: number) {
     this.next = frames;
   }
 
-  /** Whether a checkpoint that counted `log` frames should be followed by a restart pass. */
-  due(log: number): boolean {
-    if (log <= this.frames) {
-      this.next = this.frames;
-      return false;
-    }
+  /**
+   * Whether a checkpoint that counted `log` frames, with the WAL header's checkpoint `sequence`
+   * (-1 when it could not be read), should be followed by a restart pass.
+   */
+  due(log: number, sequence = -1): boolean {
+    const startedOver = sequence !== -1 && this.sequence !== -1 && sequence !== this.sequence;
+    if (sequence !== -1) this.sequence = sequence;
+    if (log <= this.frames || startedOver) this.next = this.frames;
     if (log <= this.next) return false;
     this.next = 2 * log;
     return true;
