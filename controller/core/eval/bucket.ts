@@ -1,4 +1,5 @@
-import { createHash, hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { headHi, headLo, sha256Head } from './sha256-head.js';
 
 /**
  * Bucketing as the Statsig server SDKs do it, so a unit lands in the same bucket whether flagops or
@@ -12,26 +13,14 @@ const RULE_BUCKETS = 10000;
 const USER_BUCKETS = 1000;
 
 /**
- * Hashing is the hot path of every percentage rule: buckets are kept per input (bounded, as the SDK
- * keeps its hashes), as plain numbers so the cache costs the garbage collector little.
+ * The first 8 bytes of sha256(input), big-endian, modulo `modulus` (≤ 2²¹ keeps every step exact).
+ * No cache of buckets (the SDK keeps 100,000 of its hashes): hashing one block costs less than a map
+ * of every recent input, whose misses (every new unit) pay for the lookup, the insert and the
+ * garbage; a bulk evaluation for a new user took twice as long with one (bench:eval's bulk).
  */
-const CACHE_LIMIT = 100000;
-const caches = new Map<number, Map<string, number>>();
-
-/** The first 8 bytes of sha256(input), big-endian, modulo `modulus` (≤ 2²¹ keeps every step exact). */
 export function hashModulo(input: string, modulus: number): number {
-  let cache = caches.get(modulus);
-  if (cache === undefined) caches.set(modulus, (cache = new Map()));
-  const known = cache.get(input);
-  if (known !== undefined) return known;
-  // One-shot hashing: no Hash object per call.
-  const digest = hash('sha256', input, 'buffer');
-  const hi = digest.readUInt32BE(0);
-  const lo = digest.readUInt32BE(4);
-  const bucket = (((hi % modulus) * (TWO_POW_32 % modulus)) + lo) % modulus;
-  if (cache.size >= CACHE_LIMIT) cache.clear();
-  cache.set(input, bucket);
-  return bucket;
+  sha256Head(input);
+  return (((headHi % modulus) * (TWO_POW_32 % modulus)) + headLo) % modulus;
 }
 
 /** The bucket (0–9999) a rule's pass percentage is compared with: `passes = bucket < passPercentage × 100`. */

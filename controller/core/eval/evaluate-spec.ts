@@ -78,6 +78,9 @@ interface RuleResult {
 const EMPTY: Readonly<Record<string, never>> = Object.freeze({});
 /** The conditions of a rule trail when the context keeps only the deciding rule. */
 const NO_CONDITIONS: ConditionTrail[] = [];
+/** A rule's result when the context keeps only the deciding rule: nothing in it varies, so it is shared. */
+const LEAN_PASSED: RuleResult = Object.freeze({ passed: true, conditions: NO_CONDITIONS, unsupported: null });
+const LEAN_FAILED: RuleResult = Object.freeze({ passed: false, conditions: NO_CONDITIONS, unsupported: null });
 
 function prepareSpec(spec: ConfigSpec): PreparedSpec {
   return {
@@ -215,10 +218,19 @@ export class SpecEvaluator {
   /** Every condition is evaluated (as the SDK does), so an unsupported one is found even after a failing one. */
   private evaluateRule(rule: PreparedRule, user: EvalUser, ctx: EvaluationContext, lean: boolean): RuleResult {
     let passed = true;
-    const conditions: ConditionTrail[] = lean ? NO_CONDITIONS : [];
+    if (lean) {
+      // No trail per condition: only an unsupported one is described (evaluated again, with its trail).
+      for (const c of rule.conditions) {
+        const outcome = this.checkCondition(c, user, ctx, null);
+        if (typeof outcome === 'string') return { passed: false, conditions: NO_CONDITIONS, unsupported: this.evaluateCondition(c, user, ctx) };
+        if (!outcome) passed = false;
+      }
+      return passed ? LEAN_PASSED : LEAN_FAILED;
+    }
+    const conditions: ConditionTrail[] = [];
     for (const c of rule.conditions) {
       const t = this.evaluateCondition(c, user, ctx);
-      if (!lean) conditions.push(t);
+      conditions.push(t);
       if (t.unsupported !== undefined) return { passed: false, conditions, unsupported: t };
       if (!t.passed) passed = false;
     }
@@ -234,58 +246,54 @@ export class SpecEvaluator {
       targetValue: src.targetValue,
       passed: false,
     };
+    const outcome = this.checkCondition(c, user, ctx, trail);
+    if (typeof outcome === 'string') trail.unsupported = outcome;
+    else trail.passed = outcome;
+    return trail;
+  }
+
+  /**
+   * Whether a condition passes for the user, or why the engine cannot evaluate it (a string). With
+   * a `trail`, records the value compared and the gates checked.
+   */
+  private checkCondition(c: PreparedCondition, user: EvalUser, ctx: EvaluationContext, trail: ConditionTrail | null): boolean | string {
+    const src = c.source;
     const field = src.field ?? null;
     let value: unknown = null;
     switch (c.type) {
       case 'public':
-        trail.passed = true;
-        return trail;
+        return true;
       case 'pass_gate':
       case 'fail_gate': {
         const name = String(src.targetValue);
         const gate = this.runGate(name, user, ctx);
-        trail.gates = [{ name, value: gate.value, ruleID: gate.ruleID }];
-        if (gate.reason === 'unsupported') {
-          trail.unsupported = `gate ${name} is unsupported: ${gate.unsupported?.condition.unsupported ?? ''}`;
-          return trail;
-        }
-        trail.passed = c.type === 'fail_gate' ? !gate.value : gate.value;
-        return trail;
+        if (trail !== null) trail.gates = [{ name, value: gate.value, ruleID: gate.ruleID }];
+        if (gate.reason === 'unsupported') return `gate ${name} is unsupported: ${gate.unsupported?.condition.unsupported ?? ''}`;
+        return c.type === 'fail_gate' ? !gate.value : gate.value;
       }
       case 'multi_pass_gate':
       case 'multi_fail_gate': {
         const target = src.targetValue;
-        if (!Array.isArray(target)) {
-          trail.unsupported = `${src.type} needs a list of gates`;
-          return trail;
-        }
-        trail.gates = [];
+        if (!Array.isArray(target)) return `${src.type} needs a list of gates`;
+        const gates: NonNullable<ConditionTrail['gates']> = [];
+        if (trail !== null) trail.gates = gates;
         // The SDK tests the exact type name here, so an upper-case multi_pass_gate acts as a fail check.
         const wantPass = src.type === 'multi_pass_gate';
         for (const g of target) {
           const name = String(g);
           const gate = this.runGate(name, user, ctx);
-          trail.gates.push({ name, value: gate.value, ruleID: gate.ruleID });
-          if (gate.reason === 'unsupported') {
-            trail.unsupported = `gate ${name} is unsupported: ${gate.unsupported?.condition.unsupported ?? ''}`;
-            return trail;
-          }
-          if (wantPass ? gate.value === true : gate.value === false) {
-            trail.passed = true;
-            break;
-          }
+          gates.push({ name, value: gate.value, ruleID: gate.ruleID });
+          if (gate.reason === 'unsupported') return `gate ${name} is unsupported: ${gate.unsupported?.condition.unsupported ?? ''}`;
+          if (wantPass ? gate.value === true : gate.value === false) return true;
         }
-        return trail;
+        return false;
       }
       case 'ip_based':
         value = userField(user, field);
         if (value == null && field === 'country') {
           const ip = userField(user, 'ip');
           if (ip != null && (typeof ip === 'string' || typeof ip === 'number')) {
-            if (this.options.ipToCountry === undefined) {
-              trail.unsupported = 'the country of an IP address needs an IP-to-country table, which this engine was not given';
-              return trail;
-            }
+            if (this.options.ipToCountry === undefined) return 'the country of an IP address needs an IP-to-country table, which this engine was not given';
             value = this.options.ipToCountry(ip);
           }
         }
@@ -294,10 +302,7 @@ export class SpecEvaluator {
         value = userField(user, field);
         if (value == null) {
           const r = this.fromUserAgent(user, field);
-          if (r === UNSUPPORTED_OPERATOR) {
-            trail.unsupported = 'reading the user agent needs a user agent parser, which this engine was not given';
-            return trail;
-          }
+          if (r === UNSUPPORTED_OPERATOR) return 'reading the user agent needs a user agent parser, which this engine was not given';
           value = r;
         }
         break;
@@ -322,17 +327,12 @@ export class SpecEvaluator {
         value = ctx.targetAppID !== undefined ? ctx.targetAppID : (this.specs.app_id ?? null);
         break;
       default:
-        trail.unsupported = `condition type ${src.type} is not one the engine evaluates`;
-        return trail;
+        return `condition type ${src.type} is not one the engine evaluates`;
     }
-    trail.value = value;
+    if (trail !== null) trail.value = value;
     const passed = applyOperator(c.operator, value, this.idListContains);
-    if (passed === UNSUPPORTED_OPERATOR) {
-      trail.unsupported = `operator ${String(src.operator)} is not one the engine evaluates`;
-      return trail;
-    }
-    trail.passed = passed;
-    return trail;
+    if (passed === UNSUPPORTED_OPERATOR) return `operator ${String(src.operator)} is not one the engine evaluates`;
+    return passed;
   }
 
   private runGate(name: string, user: EvalUser, ctx: EvaluationContext): Evaluation {
