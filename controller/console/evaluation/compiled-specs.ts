@@ -4,6 +4,7 @@ import { FlagIndex } from '../../core/eval/flag-keys.js';
 import type { ConfigSpecsService } from '../config-specs-service.js';
 import type { SdkKey } from '../sdk-key-auth.js';
 import { engineCapabilities } from './engine-capabilities.js';
+import { OfrepAnswerTexts } from './ofrep-answer-texts.js';
 
 /** Whom specs are compiled for: a key's environments and target apps (empty: no limit). */
 export interface SpecScope {
@@ -23,6 +24,8 @@ export interface CompiledScope {
    * clock; dropped with the specs.
    */
   bulkTags: Map<string, string> | undefined;
+  /** The OFREP answers' texts per flag and outcome, made once for these specs. */
+  answerTexts: OfrepAnswerTexts;
 }
 
 function readsTheClock(specs: ConfigSpecs): boolean {
@@ -60,7 +63,7 @@ export class CompiledSpecsCache {
   private engineFor(specs: ConfigSpecs): CompiledScope {
     let compiled = this.engines.get(specs);
     if (compiled === undefined) {
-      compiled = { specs, evaluator: new SpecEvaluator(specs, engineCapabilities()), flags: new FlagIndex(specs), bulkTags: readsTheClock(specs) ? undefined : new Map() };
+      compiled = { specs, evaluator: new SpecEvaluator(specs, engineCapabilities()), flags: new FlagIndex(specs), bulkTags: readsTheClock(specs) ? undefined : new Map(), answerTexts: new OfrepAnswerTexts() };
       this.engines.set(specs, compiled);
     }
     return compiled;

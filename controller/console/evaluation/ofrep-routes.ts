@@ -4,7 +4,6 @@ import { evaluateFlag } from '../../core/eval/flag-keys.js';
 import { userFromContext } from '../../core/eval/ofrep-context.js';
 import { AuthenticationError, InputError, NotAllowedError } from '../../errors.js';
 import type { CompiledScope, CompiledSpecsCache } from './compiled-specs.js';
-import { ofrepAnswer } from './ofrep-answer.js';
 import type { SdkKey, SdkKeyAuth } from '../sdk-key-auth.js';
 
 /**
@@ -151,8 +150,11 @@ export function registerOfrepRoutes(app: FastifyInstance, deps: OfrepDeps): void
           return;
         }
         const { evaluation, value } = evaluateFlag(compiled.evaluator, found.found, parsed.user, { decidingRuleOnly: true });
-        const answer = ofrepAnswer(flagKey, found.found, evaluation, value);
-        void reply.status('errorCode' in answer ? 400 : 200).send(answer);
+        // An answer the engine cannot give is OFREP's GENERAL error (see ofrepAnswer).
+        void reply
+          .status(evaluation.reason === 'unsupported' ? 400 : 200)
+          .type('application/json; charset=utf-8')
+          .send(compiled.answerTexts.text(flagKey, found.found, evaluation, value));
       });
     });
 
@@ -174,11 +176,16 @@ export function registerOfrepRoutes(app: FastifyInstance, deps: OfrepDeps): void
         }
         // One user, one context: each segment and holdout is checked once for all the flags.
         const ctx = { gateMemo: new Map(), decidingRuleOnly: true };
-        const flags = compiled.flags.all().map(({ key, ref }) => {
+        // The same text as JSON.stringify({ flags: answers }), from each flag's kept answer texts.
+        let body = '{"flags":[';
+        let first = true;
+        for (const { key, ref } of compiled.flags.all()) {
           const { evaluation, value } = evaluateFlag(compiled.evaluator, ref, parsed.user, ctx);
-          return ofrepAnswer(key, ref, evaluation, value);
-        });
-        const body = JSON.stringify({ flags });
+          body += first ? '' : ',';
+          body += compiled.answerTexts.text(key, ref, evaluation, value);
+          first = false;
+        }
+        body += ']}';
         // The tag is the answer's own digest: equal answers, equal tags, whatever changed underneath.
         const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
         if (tags !== undefined && contextKey !== undefined) {

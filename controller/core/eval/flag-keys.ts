@@ -47,13 +47,18 @@ export class FlagIndex {
     for (const l of specs.layer_configs) add('layer', l.name);
   }
 
-  /** Every flag with the key a client uses for it: the id, or the prefixed form where ids are shared. */
-  all(): { key: string; ref: FlagRef }[] {
-    const out: { key: string; ref: FlagRef }[] = [];
-    for (const [id, refs] of this.byId) {
-      for (const ref of refs) out.push({ key: refs.length === 1 ? id : prefixedKey(ref), ref });
+  private listed: readonly { key: string; ref: FlagRef }[] | undefined;
+
+  /** Every flag with the key a client uses for it: the id, or the prefixed form where ids are shared (listed once). */
+  all(): readonly { key: string; ref: FlagRef }[] {
+    if (this.listed === undefined) {
+      const out: { key: string; ref: FlagRef }[] = [];
+      for (const [id, refs] of this.byId) {
+        for (const ref of refs) out.push({ key: refs.length === 1 ? id : prefixedKey(ref), ref });
+      }
+      this.listed = out;
     }
-    return out;
+    return this.listed;
   }
 
   lookup(key: string): FlagLookup {
