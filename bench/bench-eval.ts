@@ -12,7 +12,8 @@
  * The replicas section needs PostgreSQL (--pg-url, default the local server); --only picks sections.
  *
  *   npm run bench:eval [-- --only engine,specs,ofrep,replicas --entities 10000 --flags 1000 --writes 500
- *                          --duration 3 --warmup 1 --connections 10 --rounds 5 --users 10000 --pg-url URL --no-build]
+ *                          --duration 3 --warmup 1 --connections 10 --rounds 5 --users 10000 --bulk-requests 300
+ *                          --bulk-warmup 50 --pg-url URL --no-build]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,6 +43,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '5' },
     rebuilds: { type: 'string', default: '10' },
     'bulk-requests': { type: 'string', default: '300' },
+    'bulk-warmup': { type: 'string', default: '50' },
     'pg-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
     'no-build': { type: 'boolean', default: false },
   },
@@ -75,7 +77,7 @@ try {
   }
   if (only.has('ofrep')) {
     process.stderr.write('ofrep: POST /ofrep/v1/evaluate/flags\n');
-    rows.push(...(await ofrepSection({ root: ROOT, dir, children, api, adminKey: ADMIN, flags: number('flags'), rounds: number('rounds'), bulkRequests: number('bulk-requests'), run })));
+    rows.push(...(await ofrepSection({ root: ROOT, dir, children, api, adminKey: ADMIN, flags: number('flags'), rounds: number('rounds'), bulkRequests: number('bulk-requests'), bulkWarmup: number('bulk-warmup'), run })));
     await children.stopAll();
   }
   if (only.has('replicas')) {
