@@ -26,6 +26,9 @@ import { openSqliteStore, type Durability } from './store/sqlite/open-sqlite-sto
 import { createPostgresStore } from './store/postgres/create-postgres-store.js';
 import { CompiledSpecsCache } from './console/evaluation/compiled-specs.js';
 import { registerOfrepRoutes } from './console/evaluation/ofrep-routes.js';
+import { ofrepFastLane } from './console/evaluation/ofrep-fast-lane.js';
+import type { FastLaneCounter } from './console/http/fast-lane.js';
+import { specsFastLane } from './console/routes/statsig-specs-fast-lane.js';
 import { registerEvaluateRoutes } from './console/routes/evaluate-routes.js';
 import { describeDbError } from './store/postgres/pg-unavailable.js';
 import { ApplyLockService } from './console/apply-lock-service.js';
@@ -76,6 +79,8 @@ export interface ConsoleInstance {
   sdkKeys: SdkKeyAuth;
   /** The entities compiled into Statsig config specs, per SDK key scope. */
   configSpecs: ConfigSpecsService;
+  /** Requests the fast lanes answered in front of Fastify (see FastLane): OFREP evaluations, SDK spec downloads. */
+  fastLanes: { ofrep: FastLaneCounter; specs: FastLaneCounter };
   /** Stops accepting requests, finishes in-flight ones, then closes the database. */
   close(): Promise<void>;
 }
@@ -125,6 +130,8 @@ export function createConsole(options: ConsoleOptions): ConsoleInstance {
     metrics,
   });
   const reviews = new ReviewService({ store, clock, entities: services, settings, webhookTimeoutMs, queue: webhooks, changes });
+  const fastLanes = { ofrep: { served: 0 }, specs: { served: 0 } };
+  const marks = () => store.marks?.();
   const app = buildConsoleApp({
     store,
     auth,
@@ -137,6 +144,7 @@ export function createConsole(options: ConsoleOptions): ConsoleInstance {
     requestTimeoutMs: options.requestTimeoutMs,
     rateLimit: options.rateLimitPerSecond ? { perSecond: options.rateLimitPerSecond, burst: 2 * options.rateLimitPerSecond } : undefined,
     failedAuthPerMinute: options.failedAuthPerMinute,
+    fastLanes: [specsFastLane({ keys: sdkKeys, specs: configSpecs, marks }, fastLanes.specs), ofrepFastLane({ keys: sdkKeys, specs: compiledSpecs, marks }, fastLanes.ofrep)],
     extraRoutes: [
       (server, catalog) => registerReviewRoutes(server, catalog, reviews, { recheckMs: options.reviewRecheckMs }),
       (server, catalog) => registerChangeValidationRoutes(server, catalog, reviews),
@@ -180,6 +188,7 @@ export function createConsole(options: ConsoleOptions): ConsoleInstance {
     bootstrap,
     sdkKeys,
     configSpecs,
+    fastLanes,
     setPublicUrl: (url) => {
       if (options.publicUrl === undefined) publicUrl = url;
     },

@@ -9,6 +9,7 @@ import { UNMATCHED_ROUTE, createConsoleMetrics, type ConsoleMetrics } from './ht
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandler } from './http/error-handler.js';
 import { installJsonBodyParser } from './http/json-body-parser.js';
 import { FailedAuthLimiter } from './http/failed-auth-limiter.js';
+import { installFastLanes, type FastLane } from './http/fast-lane.js';
 import { RateLimiter } from './http/rate-limiter.js';
 import { buildOpenApiDocument } from './http/openapi-document.js';
 import { RouteCatalog } from './http/route-catalog.js';
@@ -40,6 +41,8 @@ export interface ConsoleAppDeps {
   metrics?: ConsoleMetrics;
   /** Longest a request (headers and body) may take to arrive, ms; then 408 and the connection is closed. */
   requestTimeoutMs?: number;
+  /** Routes applications poll, served in front of Fastify when they can answer a request wholly (see FastLane). */
+  fastLanes?: readonly FastLane[];
 }
 
 /** A request's headers and body must arrive within this; a client trickling its body is cut off. */
@@ -83,6 +86,7 @@ export function requestIds(): (request: IncomingMessage) => string {
 /** Builds the console HTTP app. It never listens: the caller (serve, tests via inject) decides. */
 export function buildConsoleApp(deps: ConsoleAppDeps): FastifyInstance {
   const requestTimeout = deps.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const nextRequestId = requestIds();
   const app = Fastify({
     logger: deps.logger ?? false,
     // Node checks request timeouts every connectionsCheckingInterval (30 s by default): often enough
@@ -101,7 +105,7 @@ export function buildConsoleApp(deps: ConsoleAppDeps): FastifyInstance {
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
     requestIdHeader: false,
-    genReqId: requestIds(),
+    genReqId: nextRequestId,
     // One line per request, written by the onResponse hook below with the route, the status and the
     // acting key, instead of Fastify's two (incoming, completed) without them.
     logController: new LogController({ disableRequestLogging: true }),
@@ -184,6 +188,22 @@ export function buildConsoleApp(deps: ConsoleAppDeps): FastifyInstance {
     if (refreshMarks) refreshMarks().then(signIn, done);
     else signIn();
   });
+
+  installFastLanes(
+    app.server,
+    deps.fastLanes ?? [],
+    {
+      requestId: nextRequestId,
+      answered: (reqId, method, route, status, startedAt) => {
+        const ms = performance.now() - startedAt;
+        metrics.request(method, route, status, ms / 1000);
+        if (status === 500) metrics.storeError();
+        if (logRequests) app.log.info({ reqId, method, route, status, responseTime: ms }, 'request completed');
+      },
+      failed: (reqId, error) => app.log.error({ reqId, err: error }, 'evaluation failed'),
+    },
+    () => closing,
+  );
 
   // After the response went out: counted and logged off the request's critical path.
   app.addHook('onResponse', (request, reply, done) => {

@@ -1,7 +1,7 @@
 import { compileConfigSpecsJson, SpecMemo, type CompileSource } from '../core/eval/compile-config-specs.js';
 import type { ConfigSpecs } from '../core/eval/config-spec-types.js';
 import type { JsonObject } from '../core/repo-entity.js';
-import type { EntityRecord, Store } from '../store/ports.js';
+import type { ChangeMarks, EntityRecord, Store } from '../store/ports.js';
 import type { SdkKey } from './sdk-key-auth.js';
 
 /** The specs of one key scope, compiled once per data mark, with both answers serialised. */
@@ -46,9 +46,9 @@ export class ConfigSpecsService {
    * The specs of the key's scope at once when they are current; undefined when `specsFor` must
    * answer (always, on a store shared by replicas, whose marks a request refreshes first).
    */
-  cached(key: Pick<SdkKey, 'scope'>): CompiledSpecs | undefined {
+  cached(key: Pick<SdkKey, 'scope'>, marks: ChangeMarks | undefined = this.store.marks?.()): CompiledSpecs | undefined {
     if (this.store.refreshMarks !== undefined || this.cache === undefined) return undefined;
-    return this.cache.mark === this.store.marks?.()?.data ? this.cache.scopes.get(key.scope) : undefined;
+    return this.cache.mark === marks?.data ? this.cache.scopes.get(key.scope) : undefined;
   }
 
   /** `marksFresh`: the caller refreshed the store's marks during this request already (authenticating the key). */

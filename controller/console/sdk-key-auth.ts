@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { AuthenticationError, NotAllowedError } from '../errors.js';
-import type { KeyRecord, Store } from '../store/ports.js';
+import type { ChangeMarks, KeyRecord, Store } from '../store/ports.js';
 import { hashKey } from './auth-service.js';
 import { keyTargetApps } from './key-scope.js';
 
@@ -43,9 +43,9 @@ export class SdkKeyAuth {
    * of `types`; undefined when `authenticate` must answer (always, on a store shared by replicas,
    * whose marks a request refreshes first).
    */
-  cached(secret: string | undefined, types: readonly SdkKeyType[]): SdkKey | undefined {
+  cached(secret: string | undefined, types: readonly SdkKeyType[], marks: ChangeMarks | undefined = this.store.marks?.()): SdkKey | undefined {
     if (secret === undefined || this.store.refreshMarks !== undefined || this.cache === undefined) return undefined;
-    if (this.cache.mark !== this.store.marks?.()?.auth) return undefined;
+    if (this.cache.mark !== marks?.auth) return undefined;
     const key = this.cache.bySecret.get(secret);
     return key !== undefined && types.includes(key.type) ? key : undefined;
   }

@@ -2,6 +2,7 @@ import type { ConfigSpecs } from '../../core/eval/config-spec-types.js';
 import { SpecEvaluator } from '../../core/eval/evaluate-spec.js';
 import { FlagIndex } from '../../core/eval/flag-keys.js';
 import type { ConfigSpecsService } from '../config-specs-service.js';
+import type { ChangeMarks } from '../../store/ports.js';
 import type { SdkKey } from '../sdk-key-auth.js';
 import { engineCapabilities } from './engine-capabilities.js';
 import { OfrepAnswerTexts } from './ofrep-answer-texts.js';
@@ -24,6 +25,11 @@ export interface CompiledScope {
    * clock; dropped with the specs.
    */
   bulkTags: Map<string, string> | undefined;
+  /**
+   * The same tags by request body text, for the fast lane: a client polling with the body and tag
+   * of its last request gets its 304 without the body being parsed. Undefined with `bulkTags`.
+   */
+  bulkTagsByBody: Map<string, string> | undefined;
   /** The OFREP answers' texts per flag and outcome, made once for these specs. */
   answerTexts: OfrepAnswerTexts;
 }
@@ -55,15 +61,16 @@ export class CompiledSpecsCache {
    * The compiled scope of an SDK key at once when its specs are current; undefined when `forScope`
    * must answer (always on a store shared by replicas, whose marks a request refreshes first).
    */
-  cached(key: Pick<SdkKey, 'scope'>): CompiledScope | undefined {
-    const current = this.configSpecs.cached(key);
+  cached(key: Pick<SdkKey, 'scope'>, marks?: ChangeMarks): CompiledScope | undefined {
+    const current = this.configSpecs.cached(key, marks);
     return current === undefined ? undefined : this.engineFor(current.specs);
   }
 
   private engineFor(specs: ConfigSpecs): CompiledScope {
     let compiled = this.engines.get(specs);
     if (compiled === undefined) {
-      compiled = { specs, evaluator: new SpecEvaluator(specs, engineCapabilities()), flags: new FlagIndex(specs), bulkTags: readsTheClock(specs) ? undefined : new Map(), answerTexts: new OfrepAnswerTexts() };
+      const tagged = !readsTheClock(specs);
+      compiled = { specs, evaluator: new SpecEvaluator(specs, engineCapabilities()), flags: new FlagIndex(specs), bulkTags: tagged ? new Map() : undefined, bulkTagsByBody: tagged ? new Map() : undefined, answerTexts: new OfrepAnswerTexts() };
       this.engines.set(specs, compiled);
     }
     return compiled;

@@ -2,6 +2,7 @@ import { createGunzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { InputError } from '../../errors.js';
 import type { CompiledSpecs, ConfigSpecsService } from '../config-specs-service.js';
+import { SPECS_GET_ROUTE, sinceTimeOf, specsReply } from './statsig-specs-reply.js';
 import type { ConsoleMetrics } from '../http/console-metrics.js';
 import type { SdkKeyAuth } from '../sdk-key-auth.js';
 
@@ -23,16 +24,6 @@ const headerOf = (request: FastifyRequest, name: string): string | undefined => 
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
 };
-
-/** `sinceTime` as a query parameter or body field: absent, or a non-negative integer (epoch ms). */
-function sinceTimeOf(value: unknown, where: string): number | undefined {
-  if (value === undefined || value === null || value === '') return undefined;
-  const number = typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : value;
-  if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 0) {
-    throw new InputError(`Invalid ${where}.`, [{ property: 'sinceTime', errorMessage: 'must be a non-negative integer (epoch milliseconds)' }]);
-  }
-  return number;
-}
 
 /** The Statsig kind of an SDK event, as counted in `flagops_sdk_events_total`. */
 function eventKind(name: unknown): string {
@@ -61,16 +52,8 @@ function eventKind(name: unknown): string {
  */
 export function registerStatsigSdkRoutes(app: FastifyInstance, deps: StatsigSdkRouteDeps): void {
   const send = (reply: FastifyReply, compiled: CompiledSpecs, sinceTime: number | undefined): void => {
-    // Nothing written since the client's copy: the SDK keeps what it has.
-    const unchanged = sinceTime !== undefined && sinceTime >= compiled.time && compiled.time > 0;
-    void reply.header('cache-control', 'no-store').type(JSON_TYPE);
-    if (unchanged) {
-      void reply.send(compiled.unchangedBody);
-      return;
-    }
-    // What the current specs took to build, for operators watching rebuilds after writes.
-    const { loadMs, compileMs } = compiled.timings;
-    void reply.header('server-timing', `load;dur=${loadMs.toFixed(1)}, compile;dur=${compileMs.toFixed(1)}`).send(compiled.body);
+    const answer = specsReply(compiled, sinceTime);
+    void reply.headers(answer.headers).send(answer.body);
   };
   const sendSpecs = async (reply: FastifyReply, secret: string | undefined, sinceTime: number | undefined): Promise<void> => {
     const key = await deps.keys.authenticate(secret, ['SERVER']);
@@ -78,7 +61,7 @@ export function registerStatsigSdkRoutes(app: FastifyInstance, deps: StatsigSdkR
     send(reply, await deps.specs.specsFor(key, true), sinceTime);
   };
 
-  app.get('/v1/download_config_specs/:file', (request, reply): Promise<void> | undefined => {
+  app.get(SPECS_GET_ROUTE, (request, reply): Promise<void> | undefined => {
     const { file } = request.params as { file: string };
     const secret = file.endsWith('.json') ? file.slice(0, -'.json'.length) : file;
     const query = (request.query as Record<string, unknown>)['sinceTime'];
