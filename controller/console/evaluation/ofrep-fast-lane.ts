@@ -82,14 +82,17 @@ function isJsonType(type: string | undefined): boolean {
   return type === 'application/json' || type === 'application/json; charset=utf-8';
 }
 
+/** Literal header objects, one shape each: no spread or added property to build per request. */
 function write(response: ServerResponse, reqId: string, reply: OfrepReply): void {
-  if (reply.text === undefined) {
-    response.writeHead(reply.status, { 'x-request-id': reqId, 'x-content-type-options': 'nosniff', ...(reply.etag === undefined ? {} : { etag: reply.etag }) });
+  const { status, text, etag } = reply;
+  if (text === undefined) {
+    if (etag === undefined) response.writeHead(status, { 'x-request-id': reqId, 'x-content-type-options': 'nosniff' });
+    else response.writeHead(status, { 'x-request-id': reqId, 'x-content-type-options': 'nosniff', etag });
     response.end();
     return;
   }
-  const head: Record<string, string | number> = { 'x-request-id': reqId, 'x-content-type-options': 'nosniff', 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(reply.text) };
-  if (reply.etag !== undefined) head['etag'] = reply.etag;
-  response.writeHead(reply.status, head);
-  response.end(reply.text);
+  const length = Buffer.byteLength(text);
+  if (etag === undefined) response.writeHead(status, { 'x-request-id': reqId, 'x-content-type-options': 'nosniff', 'content-type': JSON_TYPE, 'content-length': length });
+  else response.writeHead(status, { 'x-request-id': reqId, 'x-content-type-options': 'nosniff', 'content-type': JSON_TYPE, 'content-length': length, etag });
+  response.end(text);
 }

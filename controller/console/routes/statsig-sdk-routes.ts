@@ -2,7 +2,7 @@ import { createGunzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { InputError } from '../../errors.js';
 import type { CompiledSpecs, ConfigSpecsService } from '../config-specs-service.js';
-import { SPECS_GET_ROUTE, sinceTimeOf, specsReply } from './statsig-specs-reply.js';
+import { SPECS_CACHE_CONTROL, SPECS_GET_ROUTE, SPECS_JSON_TYPE, sinceTimeOf, specsReply } from './statsig-specs-reply.js';
 import type { ConsoleMetrics } from '../http/console-metrics.js';
 import type { SdkKeyAuth } from '../sdk-key-auth.js';
 
@@ -53,7 +53,9 @@ function eventKind(name: unknown): string {
 export function registerStatsigSdkRoutes(app: FastifyInstance, deps: StatsigSdkRouteDeps): void {
   const send = (reply: FastifyReply, compiled: CompiledSpecs, sinceTime: number | undefined): void => {
     const answer = specsReply(compiled, sinceTime);
-    void reply.headers(answer.headers).send(answer.body);
+    void reply.header('cache-control', SPECS_CACHE_CONTROL).type(SPECS_JSON_TYPE);
+    if (answer.serverTiming !== undefined) void reply.header('server-timing', answer.serverTiming);
+    void reply.send(answer.body);
   };
   const sendSpecs = async (reply: FastifyReply, secret: string | undefined, sinceTime: number | undefined): Promise<void> => {
     const key = await deps.keys.authenticate(secret, ['SERVER']);

@@ -2,7 +2,7 @@ import type { ConfigSpecsService } from '../config-specs-service.js';
 import type { FastLane, FastLaneCounter } from '../http/fast-lane.js';
 import type { SdkKeyAuth } from '../sdk-key-auth.js';
 import type { ChangeMarks } from '../../store/ports.js';
-import { SPECS_GET_ROUTE, specsReply } from './statsig-specs-reply.js';
+import { SPECS_CACHE_CONTROL, SPECS_GET_ROUTE, SPECS_JSON_TYPE, specsReply } from './statsig-specs-reply.js';
 
 export interface SpecsFastLaneDeps {
   keys: SdkKeyAuth;
@@ -49,7 +49,13 @@ export function specsFastLane(deps: SpecsFastLaneDeps, counter: FastLaneCounter 
     const startedAt = performance.now();
     const reqId = kit.requestId(request);
     const answer = specsReply(compiled, sinceTime);
-    response.writeHead(200, { 'x-request-id': reqId, 'x-content-type-options': 'nosniff', ...answer.headers, 'content-length': Buffer.byteLength(answer.body) });
+    const length = Buffer.byteLength(answer.body);
+    // Literal header objects, one shape each: no spread or added property to build per request.
+    if (answer.serverTiming === undefined) {
+      response.writeHead(200, { 'x-request-id': reqId, 'x-content-type-options': 'nosniff', 'cache-control': SPECS_CACHE_CONTROL, 'content-type': SPECS_JSON_TYPE, 'content-length': length });
+    } else {
+      response.writeHead(200, { 'x-request-id': reqId, 'x-content-type-options': 'nosniff', 'cache-control': SPECS_CACHE_CONTROL, 'content-type': SPECS_JSON_TYPE, 'server-timing': answer.serverTiming, 'content-length': length });
+    }
     response.end(answer.body);
     kit.answered(reqId, 'GET', SPECS_GET_ROUTE, 200, startedAt);
     return true;
