@@ -5,6 +5,7 @@ import type { ConfigSpecsService } from '../config-specs-service.js';
 import type { ChangeMarks } from '../../store/ports.js';
 import type { SdkKey } from '../sdk-key-auth.js';
 import { engineCapabilities } from './engine-capabilities.js';
+import { KeptTags } from './kept-tags.js';
 import { OfrepAnswerTexts } from './ofrep-answer-texts.js';
 
 /** Whom specs are compiled for: a key's environments and target apps (empty: no limit). */
@@ -21,15 +22,15 @@ export interface CompiledScope {
    * The ETag of the bulk answer by context, for specs whose answers depend on nothing but the
    * context (no `current_time` condition): a client polling with the same context and that tag gets
    * its 304 without evaluating again. Tags only, never bodies: a cache of every polling context's
-   * answer would keep megabytes the garbage collector walks. Undefined when the specs read the
-   * clock; dropped with the specs.
+   * answer would keep megabytes the garbage collector walks. Bounded (KeptTags). Undefined when the
+   * specs read the clock; dropped with the specs.
    */
-  bulkTags: Map<string, string> | undefined;
+  bulkTags: KeptTags | undefined;
   /**
    * The same tags by request body text, for the fast lane: a client polling with the body and tag
    * of its last request gets its 304 without the body being parsed. Undefined with `bulkTags`.
    */
-  bulkTagsByBody: Map<string, string> | undefined;
+  bulkTagsByBody: KeptTags | undefined;
   /** The OFREP answers' texts per flag and outcome, made once for these specs. */
   answerTexts: OfrepAnswerTexts;
 }
@@ -70,7 +71,7 @@ export class CompiledSpecsCache {
     let compiled = this.engines.get(specs);
     if (compiled === undefined) {
       const tagged = !readsTheClock(specs);
-      compiled = { specs, evaluator: new SpecEvaluator(specs, engineCapabilities()), flags: new FlagIndex(specs), bulkTags: tagged ? new Map() : undefined, bulkTagsByBody: tagged ? new Map() : undefined, answerTexts: new OfrepAnswerTexts() };
+      compiled = { specs, evaluator: new SpecEvaluator(specs, engineCapabilities()), flags: new FlagIndex(specs), bulkTags: tagged ? new KeptTags() : undefined, bulkTagsByBody: tagged ? new KeptTags() : undefined, answerTexts: new OfrepAnswerTexts() };
       this.engines.set(specs, compiled);
     }
     return compiled;

@@ -19,9 +19,6 @@ export const SDK_KEY_TYPES = ['SERVER', 'CLIENT'] as const;
 export const SINGLE_ROUTE = '/ofrep/v1/evaluate/flags/*';
 export const BULK_ROUTE = '/ofrep/v1/evaluate/flags';
 
-/** Bulk answer tags kept per compiled specs (each map): the contexts polling between two writes. */
-const BULK_TAGS_MAX = 20_000;
-
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
 export interface OfrepReply {
@@ -76,11 +73,6 @@ function matchesTag(ifNoneMatch: string, etag: string): boolean {
   return ifNoneMatch === etag || ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === etag || t.trim() === '*');
 }
 
-function remember(tags: Map<string, string>, key: string, etag: string): void {
-  if (tags.size >= BULK_TAGS_MAX) tags.clear();
-  tags.set(key, etag);
-}
-
 /** One flag for one context: its answer, or the protocol's error. */
 export function singleReply(compiled: CompiledScope, flagKey: string, context: unknown): OfrepReply {
   const parsed = userFromContext(context);
@@ -115,7 +107,7 @@ export function bulkReply(compiled: CompiledScope, context: unknown, ifNoneMatch
   // A client polling with the tag of its last answer, nothing changed since: 304 without evaluating.
   const known = contextKey === undefined ? undefined : tags?.get(contextKey);
   if (known !== undefined && ifNoneMatch !== undefined && matchesTag(ifNoneMatch, known)) {
-    if (bodyText !== undefined && compiled.bulkTagsByBody) remember(compiled.bulkTagsByBody, bodyText, known);
+    if (bodyText !== undefined) compiled.bulkTagsByBody?.set(bodyText, known);
     return { status: 304, etag: known };
   }
   // One user, one context: each segment and holdout is checked once for all the flags.
@@ -132,7 +124,7 @@ export function bulkReply(compiled: CompiledScope, context: unknown, ifNoneMatch
   text += ']}';
   // The tag is the answer's own digest: equal answers, equal tags, whatever changed underneath.
   const etag = `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"`;
-  if (tags !== undefined && contextKey !== undefined) remember(tags, contextKey, etag);
-  if (bodyText !== undefined && compiled.bulkTagsByBody) remember(compiled.bulkTagsByBody, bodyText, etag);
+  if (contextKey !== undefined) tags?.set(contextKey, etag);
+  if (bodyText !== undefined) compiled.bulkTagsByBody?.set(bodyText, etag);
   return ifNoneMatch !== undefined && matchesTag(ifNoneMatch, etag) ? { status: 304, etag } : { status: 200, text, etag };
 }
