@@ -73,12 +73,18 @@ function methodsOf(target: object): string[] {
 /**
  * The asynchronous face of a synchronous repository. With a gate (calls outside transactions), a
  * call waits while a transaction is open; otherwise it runs at once and answers a settled promise.
+ * `onCall` runs before every call reaches the repository.
  */
-export function asyncRepo<T extends object>(target: T, gate?: TransactionGate): Record<string, (...args: unknown[]) => Promise<unknown>> {
+export function asyncRepo<T extends object>(target: T, gate?: TransactionGate, onCall?: () => void): Record<string, (...args: unknown[]) => Promise<unknown>> {
   const out: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
   for (const name of methodsOf(target)) {
     const fn = (target as Record<string, (...args: unknown[]) => unknown>)[name]!;
-    const run = (args: unknown[]): unknown => fn.apply(target, args);
+    const run = onCall
+      ? (args: unknown[]): unknown => {
+          onCall();
+          return fn.apply(target, args);
+        }
+      : (args: unknown[]): unknown => fn.apply(target, args);
     out[name] = gate
       ? (...args) => {
           if (gate.busy) return gate.idle().then(() => run(args));
@@ -100,14 +106,14 @@ export function asyncRepo<T extends object>(target: T, gate?: TransactionGate): 
 }
 
 /** Every repository of a synchronous adapter, as the ports. */
-export function asyncRepos(repos: SyncRepos, gate?: TransactionGate): StoreRepos {
+export function asyncRepos(repos: SyncRepos, gate?: TransactionGate, onCall?: () => void): StoreRepos {
   return {
-    entities: asyncRepo(repos.entities, gate) as unknown as StoreRepos['entities'],
-    audit: asyncRepo(repos.audit, gate) as unknown as StoreRepos['audit'],
-    auth: asyncRepo(repos.auth, gate) as unknown as StoreRepos['auth'],
-    roles: asyncRepo(repos.roles, gate) as unknown as StoreRepos['roles'],
-    settings: asyncRepo(repos.settings, gate) as unknown as StoreRepos['settings'],
-    reviews: asyncRepo(repos.reviews, gate) as unknown as StoreRepos['reviews'],
+    entities: asyncRepo(repos.entities, gate, onCall) as unknown as StoreRepos['entities'],
+    audit: asyncRepo(repos.audit, gate, onCall) as unknown as StoreRepos['audit'],
+    auth: asyncRepo(repos.auth, gate, onCall) as unknown as StoreRepos['auth'],
+    roles: asyncRepo(repos.roles, gate, onCall) as unknown as StoreRepos['roles'],
+    settings: asyncRepo(repos.settings, gate, onCall) as unknown as StoreRepos['settings'],
+    reviews: asyncRepo(repos.reviews, gate, onCall) as unknown as StoreRepos['reviews'],
   };
 }
 

@@ -142,8 +142,18 @@ export function openSqliteStore(path: string, migrations: Migration[] = MIGRATIO
   });
   // Every request reads the marks (twice for a cached read): the same counters give the same object.
   let last: { changes: number; external: number; settings: number; auth: number; marks: ChangeMarks } | undefined;
+  // This connection writes only through the repositories (and the readiness probe, which changes
+  // nothing a cache holds), so total_changes() can only have moved after a call into one of them.
+  // Requests that touch no repository (the fast lanes' cached answers) then read the marks without
+  // a round through SQLite.
+  let touched = true;
+  const touch = (): void => {
+    touched = true;
+  };
   const readMarks = (): ChangeMarks => {
     const external = currentDataVersion();
+    if (!touched && last !== undefined && last.external === external) return last.marks;
+    touched = false;
     const changes = totalChanges.get() as number;
     const settingsWrites = settings.writes;
     const authWrites = auth.writes + roles.writes;
@@ -165,8 +175,8 @@ export function openSqliteStore(path: string, migrations: Migration[] = MIGRATIO
   };
   return {
     dialect: 'sqlite',
-    ...asyncRepos(repos, gate),
-    transaction: groupCommitTransaction(gate, asyncRepos(repos), {
+    ...asyncRepos(repos, gate, touch),
+    transaction: groupCommitTransaction(gate, asyncRepos(repos, undefined, touch), {
       begin: () => begin.run(),
       commit: () => {
         commit.run();
