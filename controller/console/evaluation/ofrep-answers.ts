@@ -112,16 +112,14 @@ export function bulkReply(compiled: CompiledScope, context: unknown, ifNoneMatch
   }
   // One user, one context: each segment and holdout is checked once for all the flags.
   const ctx = { gateMemo: new Map(), decidingRuleOnly: true };
-  // The same text as JSON.stringify({ flags: answers }), from each flag's kept answer texts.
-  let text = '{"flags":[';
-  let first = true;
+  // The same text as JSON.stringify({ flags: answers }), from each flag's kept answer texts, joined
+  // once: appending them one by one built a rope of two nodes per flag for the GC to copy and flatten.
+  const answers: string[] = [];
   for (const { key, ref } of compiled.flags.all()) {
     const { evaluation, value } = evaluateFlag(compiled.evaluator, ref, parsed.user, ctx);
-    text += first ? '' : ',';
-    text += compiled.answerTexts.text(key, ref, evaluation, value);
-    first = false;
+    answers.push(compiled.answerTexts.text(key, ref, evaluation, value));
   }
-  text += ']}';
+  const text = `{"flags":[${answers.join(',')}]}`;
   // The tag is the answer's own digest: equal answers, equal tags, whatever changed underneath.
   const etag = `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"`;
   if (contextKey !== undefined) tags?.set(contextKey, etag);
