@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { hashIdForIdList, ruleBucket, userBucket } from './bucket.js';
+import { hashIdForIdList, ruleBucket, ruleBucketAfter, ruleBucketPrefix, userBucket } from './bucket.js';
 
 const require = createRequire(import.meta.url);
 // The SDK's own hashing (its pure-JS sha256 and big-endian read), the reference bucketing must match.
@@ -33,6 +33,23 @@ describe('bucketing', () => {
     expect(mismatches.slice(0, 5)).toEqual([]);
     // 100,000 ids over 10,000 buckets: a uniform hash leaves almost no bucket empty.
     expect(seen.size).toBeGreaterThan(9900);
+  });
+
+  it('puts them in the same buckets through a rule prefix prepared once, as the engine buckets, for short salts and for salts of uuid length', () => {
+    const salts: [string, string][] = [
+      ['gate_salt', 'rule_salt'],
+      ['5b7f3a52-1c3e-4c6e-9f0a-6a1d2c3b4e5f', '0e8a7d6c-5b4a-4392-8170-6f5e4d3c2b1a'],
+    ];
+    const mismatches: string[] = [];
+    for (const [specSalt, ruleSalt] of salts) {
+      const prefix = ruleBucketPrefix(specSalt, ruleSalt);
+      for (const id of unitIds(100000)) {
+        const mine = ruleBucketAfter(prefix, id);
+        const theirs = Number(sdkUtils.computeUserHash(`${specSalt}.${ruleSalt}.${id}`) % 10000n);
+        if (mine !== theirs) mismatches.push(`${specSalt} ${id}: ${mine} vs ${theirs}`);
+      }
+    }
+    expect(mismatches.slice(0, 5)).toEqual([]);
   });
 
   it('computes user_bucket conditions (mod 1000) as statsig-node', () => {

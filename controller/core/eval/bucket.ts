@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { headHi, headLo, sha256Head } from './sha256-head.js';
+import { headHi, headLo, sha256Head, sha256HeadAfter, sha256Prefix, type Sha256Prefix } from './sha256-head.js';
 
 /**
  * Bucketing as the Statsig server SDKs do it, so a unit lands in the same bucket whether flagops or
@@ -26,6 +26,17 @@ export function hashModulo(input: string, modulus: number): number {
 /** The bucket (0–9999) a rule's pass percentage is compared with: `passes = bucket < passPercentage × 100`. */
 export function ruleBucket(specSalt: string, ruleSalt: string, unitID: string): number {
   return hashModulo(`${specSalt}.${ruleSalt}.${unitID}`, RULE_BUCKETS);
+}
+
+/** What `ruleBucketAfter` needs of a rule, prepared once: its salts hashed. */
+export function ruleBucketPrefix(specSalt: string, ruleSalt: string): Sha256Prefix {
+  return sha256Prefix(`${specSalt}.${ruleSalt}.`);
+}
+
+/** `ruleBucket(specSalt, ruleSalt, unitID)` for the rule's `ruleBucketPrefix`. */
+export function ruleBucketAfter(prefix: Sha256Prefix, unitID: string): number {
+  sha256HeadAfter(prefix, unitID);
+  return (((headHi % RULE_BUCKETS) * (TWO_POW_32 % RULE_BUCKETS)) + headLo) % RULE_BUCKETS;
 }
 
 /** The bucket (0–999) of a `user_bucket` condition. */

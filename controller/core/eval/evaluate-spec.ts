@@ -1,4 +1,5 @@
-import { ruleBucket, userBucket } from './bucket.js';
+import { ruleBucketAfter, ruleBucketPrefix, userBucket } from './bucket.js';
+import type { Sha256Prefix } from './sha256-head.js';
 import type { ConfigSpec, ConfigSpecs, SpecCondition, SpecRule } from './config-spec-types.js';
 import { environmentField, unitIDOf, userField, type EvalUser } from './eval-user.js';
 import type { ConditionTrail, Evaluation, RuleTrail } from './evaluation.js';
@@ -62,6 +63,8 @@ interface PreparedCondition {
 interface PreparedRule {
   source: SpecRule;
   conditions: PreparedCondition[];
+  /** The rule's salts hashed for bucketing, on the first unit it buckets. */
+  bucketPrefix: Sha256Prefix | undefined;
 }
 
 interface PreparedSpec {
@@ -92,6 +95,7 @@ function prepareSpec(spec: ConfigSpec): PreparedSpec {
         type: String(c.type).toLowerCase(),
         operator: prepareOperator(c.operator, c.targetValue),
       })),
+      bucketPrefix: undefined,
     })),
   };
 }
@@ -199,18 +203,20 @@ export class SpecEvaluator {
         a.delegate = inner;
         return a;
       }
-      const pass = this.passesPercentage(r, spec, user, entry);
+      const pass = this.passesPercentage(rule, spec, user, entry);
       entry.outcome = pass ? 'matched' : 'percentage_failed';
       return answer(spec, 'rule', pass, jsonValueOf(pass ? r.returnValue : spec.defaultValue), r.id, r.name, r.groupName ?? null, r.isExperimentGroup ?? false, explicit, trail);
     }
     return answer(spec, 'default', false, jsonValueOf(spec.defaultValue), 'default', null, null, false, explicit, trail);
   }
 
-  private passesPercentage(rule: SpecRule, spec: ConfigSpec, user: EvalUser, entry: RuleTrail): boolean {
+  private passesPercentage(prepared: PreparedRule, spec: ConfigSpec, user: EvalUser, entry: RuleTrail): boolean {
+    const rule = prepared.source;
     if (rule.passPercentage === 0) return false;
     if (rule.passPercentage === 100) return true;
     const unit = unitIDOf(user, rule.idType) ?? '';
-    const bucket = ruleBucket(String(spec.salt), String(rule.salt ?? rule.id), String(unit));
+    const prefix = (prepared.bucketPrefix ??= ruleBucketPrefix(String(spec.salt), String(rule.salt ?? rule.id)));
+    const bucket = ruleBucketAfter(prefix, String(unit));
     entry.bucket = bucket;
     return bucket < rule.passPercentage * 100;
   }

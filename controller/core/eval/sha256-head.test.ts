@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { headHi, headLo, sha256Head } from './sha256-head.js';
+import { headHi, headLo, sha256Head, sha256HeadAfter, sha256Prefix } from './sha256-head.js';
 
 /** The first 8 bytes of node:crypto's SHA-256 of `input` (UTF-8), as two unsigned halves. */
 function expected(input: string): [number, number] {
@@ -50,6 +50,29 @@ describe('sha256Head', () => {
   it('encodes surrogate pairs as one 4-byte character and a lone surrogate as U+FFFD, as Node does', () => {
     for (const input of ['😀', 'a😀b', '\ud800', '\udc00x', 'x\ud83d', '\ud83d\ud83d\ude00']) {
       expect(head(input), JSON.stringify(input)).toEqual(expected(input));
+    }
+  });
+
+  it('hashes a prepared prefix and an input as node:crypto hashes them joined: prefixes of every length up to 200, inputs up to 100', () => {
+    const mismatches: string[] = [];
+    for (let i = 0; i < 3000; i++) {
+      // A prefix ends with a whole character, as a rule's `salt.ruleSalt.` does.
+      const prefix = `${randomString(i % 200, i + 7)}.`;
+      const input = randomString((i * 7) % 101, i + 11);
+      sha256HeadAfter(sha256Prefix(prefix), input);
+      const [eh, el] = expected(prefix + input);
+      if (headHi !== eh || headLo !== el) mismatches.push(JSON.stringify([prefix, input]));
+    }
+    expect(mismatches).toEqual([]);
+  });
+
+  it('keeps a prepared prefix usable across other hashes, and across inputs longer than the buffer it started with', () => {
+    const prefix = sha256Prefix(`${'s'.repeat(36)}.${'r'.repeat(36)}.`);
+    const long = 'x'.repeat(5000);
+    for (const input of ['u1', long, 'u2', '']) {
+      sha256Head('something else entirely');
+      sha256HeadAfter(prefix, input);
+      expect([headHi, headLo], input.slice(0, 10)).toEqual(expected(`${'s'.repeat(36)}.${'r'.repeat(36)}.${input}`));
     }
   });
 });
