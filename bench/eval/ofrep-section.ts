@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { ChildProcesses } from '../child-processes.js';
 import { median } from '../console-bench-helpers.js';
 import type { BenchRow } from './bench-row.js';
+import { LeanHttpClient } from './lean-http-client.js';
 import { inParallel, measureAutocannon } from './measure-autocannon.js';
 
 type Api = (base: string, method: string, path: string, body?: unknown) => Promise<Record<string, unknown>>;
@@ -27,8 +28,9 @@ export interface OfrepSectionOptions {
  * OpenFeature (OFREP) evaluation on `flagops serve` (SQLite file), against bare Fastify POST routes
  * answering the same bytes:
  * - single evaluation POST /ofrep/v1/evaluate/flags/{key} / bare route: ≥ 0.8;
- * - bulk evaluation of `flags` flags for one user (a new context each time), timed with Node's HTTP
- *   client: p99 ≤ 10 ms;
+ * - bulk evaluation of `flags` flags for one user (a new context each time), timed with a lean client
+ *   that reads into one buffer (LeanHttpClient), so the client's own collections don't count as the
+ *   server's latency: p99 ≤ 10 ms; the same timed with Node's HTTP client and with fetch is shown beside;
  * - bulk with If-None-Match (304) / bare route answering 304: ≥ 0.9.
  * Ratios are medians of rounds alternating between the two.
  */
@@ -117,7 +119,19 @@ export async function ofrepSection(o: OfrepSectionOptions): Promise<BenchRow[]> 
     for (let i = 0; i < o.bulkRequests; i++) times.push(await bulkFor(`${label}-user-${i}`, i % 2 ? 'DE' : 'US'));
     return times.sort((x, y) => x - y);
   };
-  const latencies = await timeBulk(bulkHttp, 'http');
+  const lean = new LeanHttpClient(bulkUrlParts.hostname, Number(bulkUrlParts.port));
+  const bulkLean = async (user: string, country: string): Promise<number> => {
+    const payload = bodyFor(user, country);
+    const request = `POST ${bulkUrlParts.pathname} HTTP/1.1\r\nhost: ${bulkUrlParts.host}\r\ncontent-type: application/json\r\nauthorization: Bearer ${key}\r\ncontent-length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`;
+    const t0 = performance.now();
+    const res = await lean.send(request);
+    const elapsed = performance.now() - t0;
+    if (res.status !== 200) throw new Error(`bulk answered ${res.status}`);
+    return elapsed;
+  };
+  const latencies = await timeBulk(bulkLean, 'lean');
+  lean.close();
+  const httpLatencies = await timeBulk(bulkHttp, 'http');
   agent.destroy();
   const fetched = await timeBulk(bulkFetch, 'fetch');
   const p99Of = (sorted: number[]): number => sorted[Math.floor(sorted.length * 0.99)] ?? NaN;
@@ -127,7 +141,13 @@ export async function ofrepSection(o: OfrepSectionOptions): Promise<BenchRow[]> 
   const rounds = (xs: number[]): string => `(rounds ${xs.map((r) => r.toFixed(2)).join(', ')})`;
   return [
     { section: 'ofrep', measure: 'single evaluation / bare route', figure: `${singleRatio.toFixed(2)} ${rounds(singleRatios)}${failed > 0 ? `, ${failed} failed` : ''}`, target: '≥ 0.8', ok: singleRatio >= 0.8 && failed === 0 },
-    { section: 'ofrep', measure: `bulk, ${flagCount} flags for one user (a new context each, ${o.bulkRequests} requests)`, figure: `p99 ${p99.toFixed(1)} ms, median ${median(latencies).toFixed(1)} ms (with fetch: p99 ${p99Of(fetched).toFixed(1)} ms, median ${median(fetched).toFixed(1)} ms)`, target: 'p99 ≤ 10 ms', ok: p99 <= 10 },
+    {
+      section: 'ofrep',
+      measure: `bulk, ${flagCount} flags for one user (a new context each, ${o.bulkRequests} requests)`,
+      figure: `p99 ${p99.toFixed(1)} ms, median ${median(latencies).toFixed(1)} ms (with Node's http client: p99 ${p99Of(httpLatencies).toFixed(1)} ms, median ${median(httpLatencies).toFixed(1)} ms; with fetch: p99 ${p99Of(fetched).toFixed(1)} ms, median ${median(fetched).toFixed(1)} ms)`,
+      target: 'p99 ≤ 10 ms',
+      ok: p99 <= 10,
+    },
     { section: 'ofrep', measure: 'bulk 304 (If-None-Match) / bare 304', figure: `${nmRatio.toFixed(2)} ${rounds(notModifiedRatios)}`, target: '≥ 0.9', ok: nmRatio >= 0.9 },
   ];
 }
