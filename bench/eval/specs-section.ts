@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { ChildProcesses } from '../child-processes.js';
 import { median } from '../console-bench-helpers.js';
 import type { BenchRow } from './bench-row.js';
-import { measureAutocannon } from './measure-autocannon.js';
+import { cpuFigure, measureAutocannon } from './measure-autocannon.js';
 
 type Api = (base: string, method: string, path: string, body?: unknown) => Promise<Record<string, unknown>>;
 
@@ -128,20 +128,23 @@ export async function specsSection(o: SpecsSectionOptions): Promise<BenchRow[]> 
   writeFileSync(payloadFile, unchangedBody);
   const bare = await children.start(['--import', 'tsx', join(root, 'bench', 'bare-server.ts'), payloadFile], {}, /listening on (http:\/\/\S+)/);
   const rounds: number[] = [];
+  const cpu: { bare: (number | undefined)[]; console: (number | undefined)[] } = { bare: [], console: [] };
   let failed = 0;
   for (let round = 1; round <= o.rounds; round++) {
     // The same query string on both sides: Fastify parses it for either route.
-    const a = await measureAutocannon(`round ${round} bare route`, { url: `${bare.url}/bare?sinceTime=${specs.time}` }, o.run);
-    const b = await measureAutocannon(`round ${round} download_config_specs, unchanged`, { url: unchangedUrl }, o.run);
+    const a = await measureAutocannon(`round ${round} bare route`, { url: `${bare.url}/bare?sinceTime=${specs.time}` }, o.run, false, bare.child.pid);
+    const b = await measureAutocannon(`round ${round} download_config_specs, unchanged`, { url: unchangedUrl }, o.run, false, console_.child.pid);
     failed += b.failed;
     rounds.push(b.rps / a.rps);
+    cpu.bare.push(a.cpuPerRequestUs);
+    cpu.console.push(b.cpuPerRequestUs);
   }
   const ratio = median(rounds);
   return [
     {
       section: 'specs',
       measure: `config specs of ${o.entities} entities (${(bytes / 1e6).toFixed(1)} MB), unchanged (has_updates false) / bare route`,
-      figure: `${ratio.toFixed(2)} (rounds ${rounds.map((r) => r.toFixed(2)).join(', ')})${failed > 0 ? `, ${failed} failed` : ''}`,
+      figure: `${ratio.toFixed(2)} (rounds ${rounds.map((r) => r.toFixed(2)).join(', ')}${cpuFigure(cpu.bare, cpu.console, ['bare', 'console'])})${failed > 0 ? `, ${failed} failed` : ''}`,
       target: `≥ ${UNCHANGED_RATIO_TARGET}`,
       ok: ratio >= UNCHANGED_RATIO_TARGET && failed === 0,
     },
