@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { AuthenticationError, UnavailableError } from '../errors.js';
 import type { Store } from '../store/ports.js';
@@ -72,11 +71,10 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * trace), else this console's random prefix and a counter: unique across replicas, and cheaper than a
  * UUID per request.
  */
-export function requestIds(): (request: IncomingMessage) => string {
+export function requestIds(): (header: string | string[] | undefined) => string {
   const prefix = randomBytes(8).toString('hex');
   let next = 0;
-  return (request) => {
-    const header = request.headers['x-request-id'];
+  return (header) => {
     if (typeof header === 'string' && REQUEST_ID.test(header)) return header;
     next += 1;
     return `${prefix}-${next.toString(36)}`;
@@ -105,7 +103,7 @@ export function buildConsoleApp(deps: ConsoleAppDeps): FastifyInstance {
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
     requestIdHeader: false,
-    genReqId: nextRequestId,
+    genReqId: (request) => nextRequestId(request.headers['x-request-id']),
     // One line per request, written by the onResponse hook below with the route, the status and the
     // acting key, instead of Fastify's two (incoming, completed) without them.
     logController: new LogController({ disableRequestLogging: true }),

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
 import { evaluateFlag } from '../../core/eval/flag-keys.js';
 import { userFromContext } from '../../core/eval/ofrep-context.js';
 import { AuthenticationError, InputError, NotAllowedError } from '../../errors.js';
@@ -36,7 +35,7 @@ function visible(code: number): boolean {
 }
 
 /** The SDK key of a request: `Authorization: Bearer <key>`, or OFREP's `X-API-Key`. */
-export function bearerOf(headers: IncomingHttpHeaders): string | undefined {
+export function bearerOf(headers: { authorization?: string | undefined; 'x-api-key'?: string | string[] | undefined }): string | undefined {
   const header = headers.authorization;
   if (typeof header === 'string') {
     // The common form, without the regular expression: what it would capture.

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { parseJsonBody } from '../http/json-body-parser.js';
 import type { FastLane, FastLaneCounter } from '../http/fast-lane.js';
+import { laneHeaders } from '../http/lane-headers.js';
 import type { CompiledSpecsCache } from './compiled-specs.js';
 import { BULK_ROUTE, JSON_TYPE, OFREP_BODY_LIMIT, SDK_KEY_TYPES, SINGLE_ROUTE, bearerOf, bulkNotModified, bulkReply, contextOf, ofrepFailure, singleReply, type OfrepReply } from './ofrep-answers.js';
 import type { SdkKeyAuth } from '../sdk-key-auth.js';
@@ -33,8 +34,8 @@ export function ofrepFastLane(deps: OfrepFastLaneDeps, counter: FastLaneCounter 
     if (!single && url !== BULK_ROUTE) return false;
     const flagKey = single ? url.slice(SINGLE_PREFIX.length) : undefined;
     if (flagKey !== undefined && !plainKey(flagKey)) return false;
-    const headers = request.headers;
-    if (headers.origin !== undefined || headers['transfer-encoding'] !== undefined || !isJsonType(headers['content-type'])) return false;
+    const headers = laneHeaders(request.rawHeaders);
+    if (headers === undefined || headers.origin !== undefined || headers['transfer-encoding'] !== undefined || !isJsonType(headers['content-type'])) return false;
     const length = Number(headers['content-length']);
     if (!(length >= 0 && length <= OFREP_BODY_LIMIT)) return false;
     const marks = deps.marks();
@@ -44,7 +45,7 @@ export function ofrepFastLane(deps: OfrepFastLaneDeps, counter: FastLaneCounter 
 
     counter.served += 1;
     const startedAt = performance.now();
-    const reqId = kit.requestId(request);
+    const reqId = kit.requestId(headers['x-request-id']);
     const route = single ? SINGLE_ROUTE : BULK_ROUTE;
     const answer = (reply: OfrepReply): void => {
       write(response, reqId, reply);
