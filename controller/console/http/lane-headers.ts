@@ -10,8 +10,9 @@ export type LaneHeaders = {
   'x-request-id': string | undefined;
 };
 
-/** Lengths of the names above: other headers are skipped without lower-casing their names. */
-const LENGTHS = new Set([13, 9, 12, 14, 6, 17]);
+/** The names above; other headers are skipped without lower-casing their names unless their length matches one. */
+const NAMES = new Set<string>(['authorization', 'x-api-key', 'content-type', 'content-length', 'origin', 'transfer-encoding', 'if-none-match', 'x-request-id']);
+const LENGTHS = new Set([...NAMES].map((name) => name.length));
 
 /**
  * The headers a fast lane reads, from the request's raw list, without `request.headers`: Node builds
@@ -34,41 +35,11 @@ export function laneHeaders(raw: readonly string[]): LaneHeaders | undefined {
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i] as string;
     if (!LENGTHS.has(name.length)) continue;
-    const value = raw[i + 1] as string;
-    switch (name.toLowerCase()) {
-      case 'authorization':
-        if (out.authorization !== undefined) return undefined;
-        out.authorization = value;
-        break;
-      case 'x-api-key':
-        if (out['x-api-key'] !== undefined) return undefined;
-        out['x-api-key'] = value;
-        break;
-      case 'content-type':
-        if (out['content-type'] !== undefined) return undefined;
-        out['content-type'] = value;
-        break;
-      case 'content-length':
-        if (out['content-length'] !== undefined) return undefined;
-        out['content-length'] = value;
-        break;
-      case 'origin':
-        if (out.origin !== undefined) return undefined;
-        out.origin = value;
-        break;
-      case 'transfer-encoding':
-        if (out['transfer-encoding'] !== undefined) return undefined;
-        out['transfer-encoding'] = value;
-        break;
-      case 'if-none-match':
-        if (out['if-none-match'] !== undefined) return undefined;
-        out['if-none-match'] = value;
-        break;
-      case 'x-request-id':
-        if (out['x-request-id'] !== undefined) return undefined;
-        out['x-request-id'] = value;
-        break;
-    }
+    const lower = name.toLowerCase();
+    if (!NAMES.has(lower)) continue;
+    const key = lower as keyof LaneHeaders;
+    if (out[key] !== undefined) return undefined;
+    out[key] = raw[i + 1];
   }
   return out;
 }
