@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestConsole, type TestConsole } from '../../test-support/test-console.js';
 
@@ -128,6 +129,19 @@ describe('the OFREP fast lane', () => {
     const after = await both('', ctx, request(server, { 'if-none-match': etag }));
     expect(after.answer.status).toBe(200);
     expect(after.answer.headers['etag']).not.toBe(etag);
+  });
+
+  it('sends a bulk answer written in parts whole, with multi-byte text, as Fastify sends it joined', async () => {
+    // Four answers of ~12,000 characters: past one part of the bulk text (ofrep-answers.ts).
+    const note = 'grüße ✓ 😀 '.repeat(1000);
+    for (let i = 0; i < 4; i++) expect((await c.call('POST', '/console/v1/dynamic_configs', { id: `big_${i}`, name: `big ${i}`, rules: [], defaultValue: { note, i } })).statusCode).toBe(201);
+    await overPort('/big_0', JSON.stringify({ context: { targetingKey: 'warm' } }), request(server));
+    const { answer, laned } = await both('', { context: { targetingKey: 'u1' } }, request(server));
+    expect([laned, answer.status]).toEqual([true, 200]);
+    const flags = (JSON.parse(answer.body) as { flags: { key: string; value: unknown }[] }).flags;
+    expect(flags.filter((f) => f.key.startsWith('big_')).map((f) => f.value)).toEqual([0, 1, 2, 3].map((i) => ({ note, i })));
+    expect(answer.headers['content-length']).toBe(String(Buffer.byteLength(answer.body)));
+    expect(answer.headers['etag']).toBe(`"${createHash('sha256').update(answer.body).digest('base64url').slice(0, 27)}"`);
   });
 
   it('leaves to Fastify what it cannot answer wholly: unknown keys, browsers, other bodies', async () => {

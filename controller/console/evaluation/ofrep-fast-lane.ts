@@ -92,8 +92,15 @@ function write(response: ServerResponse, reqId: string, reply: OfrepReply): void
     response.end();
     return;
   }
-  const length = Buffer.byteLength(text);
+  let length = 0;
+  if (typeof text === 'string') length = Buffer.byteLength(text);
+  else for (const part of text) length += Buffer.byteLength(part);
   if (etag === undefined) response.writeHead(status, { 'x-request-id': reqId, 'x-content-type-options': 'nosniff', 'content-type': JSON_TYPE, 'content-length': length });
   else response.writeHead(status, { 'x-request-id': reqId, 'x-content-type-options': 'nosniff', 'content-type': JSON_TYPE, 'content-length': length, etag });
-  response.end(text);
+  if (typeof text === 'string') return void response.end(text);
+  // The parts go out in one write to the socket.
+  response.cork();
+  for (let i = 0; i < text.length - 1; i++) response.write(text[i]);
+  response.end(text.at(-1));
+  response.uncork();
 }

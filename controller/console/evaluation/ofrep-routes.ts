@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CompiledScope, CompiledSpecsCache } from './compiled-specs.js';
-import { BULK_ROUTE, JSON_TYPE, OFREP_BODY_LIMIT, SDK_KEY_TYPES, SINGLE_ROUTE, bearerOf, bulkReply, contextOf, ofrepFailure, singleReply, type OfrepReply } from './ofrep-answers.js';
+import { BULK_ROUTE, JSON_TYPE, OFREP_BODY_LIMIT, SDK_KEY_TYPES, SINGLE_ROUTE, bearerOf, bulkReply, contextOf, ofrepFailure, singleReply, wholeText, type OfrepReply } from './ofrep-answers.js';
 import type { SdkKey, SdkKeyAuth } from '../sdk-key-auth.js';
 
 /**
@@ -27,7 +27,7 @@ declare module 'fastify' {
 function send(reply: FastifyReply, answer: OfrepReply): FastifyReply {
   if (answer.etag !== undefined) void reply.header('etag', answer.etag);
   if (answer.text === undefined) return reply.status(answer.status).send();
-  return reply.status(answer.status).type(JSON_TYPE).send(answer.text);
+  return reply.status(answer.status).type(JSON_TYPE).send(wholeText(answer.text));
 }
 
 function flagKeyOf(request: FastifyRequest): string {
