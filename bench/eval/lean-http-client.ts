@@ -8,6 +8,8 @@ export interface LeanResponse {
 }
 
 const HEADER_END = '\r\n\r\n';
+/** The most of a read turned into text while looking for the end of the head. */
+const HEAD_BYTES = 16 * 1024;
 
 /**
  * A minimal HTTP/1.1 client for timing a server's answers: one kept-alive connection, one request
@@ -72,9 +74,11 @@ export class LeanHttpClient {
     if (this.remaining < 0) {
       // The head is small and nearly always in the first read; it is the only part turned into text.
       const before = this.head.length;
-      this.head += buffer.toString('latin1', 0, nread);
+      // Only the start of a read: the first one usually holds the whole answer, and its text would be
+      // a string of the body's size (past 128 KB, a large object to V8) on every request.
+      this.head += buffer.toString('latin1', 0, Math.min(nread, HEAD_BYTES));
       const end = this.head.indexOf(HEADER_END);
-      if (end < 0) return;
+      if (end < 0) return nread > HEAD_BYTES ? this.fail(new Error(`the answer's head is longer than ${HEAD_BYTES} bytes`)) : undefined;
       const match = /^HTTP\/1\.1 (\d{3})/.exec(this.head);
       const length = /\r\ncontent-length: *(\d+)/i.exec(this.head.slice(0, end));
       if (!match || !length) return this.fail(new Error(`unexpected answer head: ${JSON.stringify(this.head.slice(0, end))}`));
