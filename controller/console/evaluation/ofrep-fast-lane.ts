@@ -1,7 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { parseJsonBody } from '../http/json-body-parser.js';
 import type { FastLane, FastLaneCounter } from '../http/fast-lane.js';
-import { laneHeaders } from '../http/lane-headers.js';
 import type { CompiledSpecsCache } from './compiled-specs.js';
 import { BULK_ROUTE, JSON_TYPE, OFREP_BODY_LIMIT, SDK_KEY_TYPES, SINGLE_ROUTE, bearerOf, bulkNotModified, bulkReply, contextOf, ofrepFailure, singleReply, type OfrepReply } from './ofrep-answers.js';
 import type { SdkKeyAuth } from '../sdk-key-auth.js';
@@ -34,8 +33,9 @@ export function ofrepFastLane(deps: OfrepFastLaneDeps, counter: FastLaneCounter 
     if (!single && url !== BULK_ROUTE) return false;
     const flagKey = single ? url.slice(SINGLE_PREFIX.length) : undefined;
     if (flagKey !== undefined && !plainKey(flagKey)) return false;
-    const headers = laneHeaders(request.rawHeaders);
-    if (headers === undefined || headers.origin !== undefined || headers['transfer-encoding'] !== undefined || !isJsonType(headers['content-type'])) return false;
+    // Node has built request.headers already (it reads `expect` from every HTTP/1.1 request).
+    const headers = request.headers;
+    if (headers.origin !== undefined || headers['transfer-encoding'] !== undefined || !isJsonType(headers['content-type'])) return false;
     const length = Number(headers['content-length']);
     if (!(length >= 0 && length <= OFREP_BODY_LIMIT)) return false;
     const marks = deps.marks();

@@ -3,7 +3,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 /** What a fast lane gets from the console around it, so its answers carry what Fastify's do. */
 export interface FastLaneKit {
   /** The request's id from its `x-request-id` header, by the generator Fastify uses (sent back as `x-request-id`). */
-  requestId(header: string | undefined): string;
+  requestId(header: string | string[] | undefined): string;
   /** Counts an answered request in `/metrics` and logs it, as the console's onResponse hook does. */
   answered(requestId: string, method: string, route: string, status: number, startedAt: number): void;
   /** An unexpected error, answered 500 by the lane: logged and counted as the error handler does. */

@@ -1,6 +1,5 @@
 import type { ConfigSpecsService } from '../config-specs-service.js';
 import type { FastLane, FastLaneCounter } from '../http/fast-lane.js';
-import { laneHeaders } from '../http/lane-headers.js';
 import type { SdkKeyAuth } from '../sdk-key-auth.js';
 import type { ChangeMarks } from '../../store/ports.js';
 import { SPECS_CACHE_CONTROL, SPECS_GET_ROUTE, SPECS_JSON_TYPE, specsReply } from './statsig-specs-reply.js';
@@ -39,8 +38,6 @@ export function specsFastLane(deps: SpecsFastLaneDeps, counter: FastLaneCounter 
     if (!url.startsWith(PREFIX)) return false;
     const download = plainDownload(url.slice(PREFIX.length));
     if (download === undefined) return false;
-    const headers = laneHeaders(request.rawHeaders);
-    if (headers === undefined) return false;
     const marks = deps.marks();
     const key = deps.keys.cached(download.secret, ['SERVER'], marks);
     const compiled = key && deps.specs.cached(key, marks);
@@ -50,7 +47,7 @@ export function specsFastLane(deps: SpecsFastLaneDeps, counter: FastLaneCounter 
 
     counter.served += 1;
     const startedAt = performance.now();
-    const reqId = kit.requestId(headers['x-request-id']);
+    const reqId = kit.requestId(request.headers['x-request-id']);
     const answer = specsReply(compiled, sinceTime);
     const length = Buffer.byteLength(answer.body);
     // Literal header objects, one shape each: no spread or added property to build per request.
