@@ -49,12 +49,11 @@ function pathOf(frame: Frame | undefined, last?: string | number): string {
   return formatJsonPath(path.reverse());
 }
 
-/** A lone surrogate: `\p{Cs}` matches only halves that do not pair, as the `u` flag reads code points. */
-const LONE_SURROGATE = /\p{Cs}/u;
-
 function badCharacter(text: string): 'nul' | 'lone-surrogate' | undefined {
   if (text.includes('\0')) return 'nul';
-  return LONE_SURROGATE.test(text) ? 'lone-surrogate' : undefined;
+  // A surrogate half without its pair; a builtin check, where a `\p{Cs}` regular expression cost a
+  // regular expression call for every string of every request body.
+  return text.isWellFormed() ? undefined : 'lone-surrogate';
 }
 
 const isLineTerminator = (c: number): boolean => c === 0x0a || c === 0x0d || c === 0x2028 || c === 0x2029;

@@ -15,7 +15,12 @@ export interface OfrepFastLaneDeps {
 
 /** A flag key the lane routes itself: one Fastify's router passes on as it is (no escapes, no query). */
 function plainKey(key: string): boolean {
-  return key.length > 0 && key.length <= 200 && !key.includes('%') && !key.includes('?') && !key.includes('#');
+  if (key.length === 0 || key.length > 200) return false;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c === 0x25 || c === 0x3f || c === 0x23) return false; // % ? #
+  }
+  return true;
 }
 
 /**

@@ -28,7 +28,7 @@ function caseInsensitive(object: Record<string, unknown> | null | undefined, key
 
 /** The unit an entity or rule buckets on: `userID`, or the custom id named by `idType` (case-insensitive). */
 export function unitIDOf(user: EvalUser, idType: unknown): unknown {
-  if (typeof idType === 'string' && idType.toLowerCase() !== 'userid') {
+  if (typeof idType === 'string' && idType !== 'userID' && idType.toLowerCase() !== 'userid') {
     const direct = user.customIDs?.[idType];
     if (direct !== undefined) return direct;
     return caseInsensitive(user.customIDs, idType);
@@ -40,8 +40,10 @@ export function unitIDOf(user: EvalUser, idType: unknown): unknown {
 export function userField(user: EvalUser, field: string | null): unknown {
   if (field == null) return null;
   const top = user as Record<string, unknown>;
+  const direct = top[field];
+  if (direct != null) return direct;
   const lower = field.toLowerCase();
-  return top[field] ?? top[lower] ?? user.custom?.[field] ?? user.custom?.[lower]
+  return top[lower] ?? user.custom?.[field] ?? user.custom?.[lower]
     ?? user.privateAttributes?.[field] ?? user.privateAttributes?.[lower];
 }
 

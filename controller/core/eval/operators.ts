@@ -26,6 +26,8 @@ export interface PreparedOperator {
   targetSet: Set<string> | null;
   /** `str_matches`: the compiled pattern, or null when the pattern does not compile (never matches). */
   pattern: RegExp | null;
+  /** An array target's items as the case-insensitive operators compare them: text, lower-cased, nulls left out. */
+  lowerTargets: readonly string[] | null;
 }
 
 export function prepareOperator(operator: string | null | undefined, target: unknown): PreparedOperator {
@@ -49,7 +51,8 @@ export function prepareOperator(operator: string | null | undefined, target: unk
       pattern = null;
     }
   }
-  return { op, target, targetSet, pattern };
+  const lowerTargets = Array.isArray(target) ? target.filter((t) => t != null).map((t) => String(t).toLowerCase()) : null;
+  return { op, target, targetSet, pattern, lowerTargets };
 }
 
 /** Whether `op` is an `in_segment_list`-style operator, whose target is an id list's name. */
@@ -94,16 +97,27 @@ function versionHelper(a: unknown, b: unknown, fn: (c: number) => boolean): bool
   return c === null ? false : fn(c);
 }
 
-function anyString(value: unknown, target: unknown, ignoreCase: boolean, fn: (a: string, b: string) => boolean): boolean {
-  if (!Array.isArray(target)) return false;
+function anyString(value: unknown, p: PreparedOperator, ignoreCase: boolean, fn: (a: string, b: string) => boolean): boolean {
+  if (!Array.isArray(p.target) || p.lowerTargets === null) return false;
   if (value == null) return false;
-  const a = ignoreCase ? String(value).toLowerCase() : String(value);
-  for (const t of target) {
+  if (ignoreCase) {
+    const a = String(value).toLowerCase();
+    for (const b of p.lowerTargets) if (fn(a, b)) return true;
+    return false;
+  }
+  const a = String(value);
+  for (const t of p.target) {
     if (t == null) continue;
-    if (fn(a, ignoreCase ? String(t).toLowerCase() : String(t))) return true;
+    if (fn(a, String(t))) return true;
   }
   return false;
 }
+
+// One function each, not a closure made at every comparison.
+const equals = (a: string, b: string): boolean => a === b;
+const startsWith = (a: string, b: string): boolean => a.startsWith(b);
+const endsWith = (a: string, b: string): boolean => a.endsWith(b);
+const contains = (a: string, b: string): boolean => a.includes(b);
 
 function timeInMs(time: unknown): number {
   let n = Number(time);
@@ -172,20 +186,20 @@ export function applyOperator(
     case 'version_neq': return versionHelper(value, target, (c) => c !== 0);
     case 'any':
       if (p.targetSet) return p.targetSet.has(String(value)) || p.targetSet.has(String(value).toLowerCase());
-      return anyString(value, target, true, (a, b) => a === b);
+      return anyString(value, p, true, equals);
     case 'none':
       if (p.targetSet) return !p.targetSet.has(String(value)) && !p.targetSet.has(String(value).toLowerCase());
-      return !anyString(value, target, true, (a, b) => a === b);
+      return !anyString(value, p, true, equals);
     case 'any_case_sensitive':
       if (p.targetSet) return p.targetSet.has(String(value));
-      return anyString(value, target, false, (a, b) => a === b);
+      return anyString(value, p, false, equals);
     case 'none_case_sensitive':
       if (p.targetSet) return !p.targetSet.has(String(value));
-      return !anyString(value, target, false, (a, b) => a === b);
-    case 'str_starts_with_any': return anyString(value, target, true, (a, b) => a.startsWith(b));
-    case 'str_ends_with_any': return anyString(value, target, true, (a, b) => a.endsWith(b));
-    case 'str_contains_any': return anyString(value, target, true, (a, b) => a.includes(b));
-    case 'str_contains_none': return !anyString(value, target, true, (a, b) => a.includes(b));
+      return !anyString(value, p, false, equals);
+    case 'str_starts_with_any': return anyString(value, p, true, startsWith);
+    case 'str_ends_with_any': return anyString(value, p, true, endsWith);
+    case 'str_contains_any': return anyString(value, p, true, contains);
+    case 'str_contains_none': return !anyString(value, p, true, contains);
     case 'str_matches': {
       const s = String(value);
       // The SDK's guard against pathological inputs.
