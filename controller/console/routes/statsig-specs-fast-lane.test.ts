@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestConsole, type TestConsole } from '../../test-support/test-console.js';
+import { plainDownload } from './statsig-specs-fast-lane.js';
 
 /** The SDKs' spec download answers alike over the fast lane (a real port) and Fastify's route (inject). */
 
@@ -68,5 +69,44 @@ describe('the spec download fast lane', () => {
     const before = c.fastLanes.specs.served;
     expect((await fetch(`${base}/v1/download_config_specs/${key}.json`, { method: 'HEAD' })).status).toBe(200);
     expect(c.fastLanes.specs.served).toBe(before);
+  });
+});
+
+/** What the lane takes, said with regular expressions: the scanner must agree with it on every URL. */
+function expected(url: string): { secret: string; sinceTime: number | undefined } | undefined {
+  const match = /^\/v1\/download_config_specs\/([A-Za-z0-9_-]{1,200})(?:\.json)?(?:\?sinceTime=(\d{1,16}))?$/.exec(url);
+  if (!match?.[1]) return undefined;
+  const sinceTime = match[2] === undefined ? undefined : Number(match[2]);
+  return sinceTime === undefined || Number.isSafeInteger(sinceTime) ? { secret: match[1], sinceTime } : undefined;
+}
+
+describe('plainDownload', () => {
+  const prefix = '/v1/download_config_specs/';
+  it('reads the key and sinceTime of the URLs the SDKs send, and nothing else', () => {
+    expect(plainDownload(`${prefix}secret-abc_1.json`)).toEqual({ secret: 'secret-abc_1', sinceTime: undefined });
+    expect(plainDownload(`${prefix}secret-abc_1`)).toEqual({ secret: 'secret-abc_1', sinceTime: undefined });
+    expect(plainDownload(`${prefix}k.json?sinceTime=0`)).toEqual({ secret: 'k', sinceTime: 0 });
+    expect(plainDownload(`${prefix}k?sinceTime=1732800000000`)).toEqual({ secret: 'k', sinceTime: 1732800000000 });
+    expect(plainDownload(`${prefix}k.json?sinceTime=9007199254740991`)).toEqual({ secret: 'k', sinceTime: 9007199254740991 });
+    for (const rest of ['', '.json', 'k.json?sinceTime=', 'k.json?sinceTime=9007199254740992', 'k.json?sinceTime=99999999999999999', 'k.json?sinceTime=1e3', 'k.json?sinceTime= 1', 'k.json?sinceTime=0x1', 'k.json?sinceTime=-1', 'k.json?sinceTime=1&x=2', 'k.json?x=1', 'k.json.json', 'k.jso', 'k%41.json', 'k/.json', 'k.json#x', `${'k'.repeat(201)}.json`]) {
+      expect(plainDownload(prefix + rest), rest).toBeUndefined();
+    }
+    expect(plainDownload(`${prefix}${'k'.repeat(200)}`)).toEqual({ secret: 'k'.repeat(200), sinceTime: undefined });
+  });
+
+  it('agrees with the regular expressions on random URLs', () => {
+    const pieces = ['a', 'Z', '9', '_', '-', '.', '.json', '?', '?sinceTime=', 'sinceTime', '=', '0', '7', '1732800000000', '%', '/', ' ', 'é', '#', '&x=1'];
+    let seed = 42;
+    const next = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (let i = 0; i < 20000; i++) {
+      let rest = '';
+      const count = next(8);
+      for (let j = 0; j < count; j++) rest += pieces[next(pieces.length)];
+      const url = prefix + rest;
+      expect(plainDownload(url), url).toEqual(expected(url));
+    }
   });
 });
