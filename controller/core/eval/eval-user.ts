@@ -47,8 +47,8 @@ export function userField(user: EvalUser, field: string | null): unknown {
     ?? user.privateAttributes?.[field] ?? user.privateAttributes?.[lower];
 }
 
-/** A field of the user's environment (`tier`), case-insensitive. */
-export function environmentField(user: EvalUser, field: string | null): unknown {
+/** A field of an environment (the user's `statsigEnvironment`, or the evaluation's `{ tier }`), case-insensitive. */
+export function environmentField(environment: Record<string, unknown> | null | undefined, field: string | null): unknown {
   if (field == null) return null;
-  return caseInsensitive(user.statsigEnvironment, field);
+  return caseInsensitive(environment, field);
 }

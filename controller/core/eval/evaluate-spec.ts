@@ -143,22 +143,27 @@ export class SpecEvaluator {
 
   /** A feature gate (also segments and holdouts, which the specs carry as gates). */
   checkGate(name: string, user: EvalUser, ctx: EvaluationContext = {}): Evaluation {
-    return this.run(this.gates.get(name), name, this.normalize(user, ctx), ctx);
+    return this.run(this.gates.get(name), name, user, ctx);
   }
 
   /** A dynamic config or an experiment. */
   getConfig(name: string, user: EvalUser, ctx: EvaluationContext = {}): Evaluation {
-    return this.run(this.configs.get(name), name, this.normalize(user, ctx), ctx);
+    return this.run(this.configs.get(name), name, user, ctx);
   }
 
   getLayer(name: string, user: EvalUser, ctx: EvaluationContext = {}): Evaluation {
-    return this.run(this.layers.get(name), name, this.normalize(user, ctx), ctx);
+    return this.run(this.layers.get(name), name, user, ctx);
   }
 
-  private normalize(user: EvalUser, ctx: EvaluationContext): EvalUser {
+  /**
+   * The environment `environment_field` conditions read: `{ tier }` where the evaluation or the specs
+   * fix one (as the SDK's `environment` option replaces the user's), else the user's own. Looked up
+   * here rather than by a copy of the user with it: that copy, a spread on every evaluation, took
+   * V8's slow path for defining a property (half a microsecond of an OFREP evaluation).
+   */
+  private environmentOf(user: EvalUser, ctx: EvaluationContext): Record<string, unknown> | null | undefined {
     const tier = ctx.environment ?? this.specs.default_environment ?? null;
-    if (tier == null) return user;
-    return { ...user, statsigEnvironment: { tier } };
+    return tier == null ? user.statsigEnvironment : { tier };
   }
 
   private run(prepared: PreparedSpec | undefined, name: string, user: EvalUser, ctx: EvaluationContext): Evaluation {
@@ -316,7 +321,7 @@ export class SpecEvaluator {
         value = userField(user, field);
         break;
       case 'environment_field':
-        value = environmentField(user, field);
+        value = environmentField(this.environmentOf(user, ctx), field);
         break;
       case 'current_time':
         value = this.now();
