@@ -48,16 +48,23 @@ export class ChildProcesses {
     });
   }
 
-  async stopAll(): Promise<void> {
-    await Promise.all(
-      this.children.splice(0).map(
-        (child) =>
-          new Promise<void>((done) => {
-            if (child.exitCode !== null || child.signalCode !== null) return done();
-            child.once('exit', () => done());
-            child.kill('SIGTERM');
-          }),
-      ),
-    );
+  /** Ends one server (SIGTERM) and waits for it. */
+  async stop(server: Server): Promise<void> {
+    const at = this.children.indexOf(server.child);
+    if (at >= 0) this.children.splice(at, 1);
+    await ended(server.child);
   }
+
+  async stopAll(): Promise<void> {
+    await Promise.all(this.children.splice(0).map(ended));
+  }
+}
+
+/** Sends SIGTERM unless the process has ended, and resolves once it has. */
+function ended(child: ChildProcess): Promise<void> {
+  return new Promise<void>((done) => {
+    if (child.exitCode !== null || child.signalCode !== null) return done();
+    child.once('exit', () => done());
+    child.kill('SIGTERM');
+  });
 }

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import type { ChildProcesses } from '../child-processes.js';
+import type { ChildProcesses, Server } from '../child-processes.js';
 import { median } from '../console-bench-helpers.js';
 import type { BenchRow } from './bench-row.js';
 import { LeanHttpClient } from './lean-http-client.js';
@@ -32,11 +32,13 @@ export interface OfrepSectionOptions {
  *   that reads into one buffer (LeanHttpClient), so the client's own collections don't count as the
  *   server's latency: p99 ≤ 10 ms; the same timed with Node's HTTP client and with fetch is shown beside;
  * - bulk with If-None-Match (304) / bare route answering 304: ≥ 0.9.
- * Ratios are medians of rounds alternating between the two.
+ * Ratios are medians of rounds, each on new bare servers and a new console (same database): two
+ * processes of the same program differ by up to a tenth in CPU per request for as long as they run.
  */
 export async function ofrepSection(o: OfrepSectionOptions): Promise<BenchRow[]> {
   const { root, dir, children, api } = o;
-  const console_ = await children.start([join(root, 'bin', 'flagops.js'), 'serve', '--port', '0', '--db', join(dir, 'ofrep.db')], { FLAGOPS_BOOTSTRAP_KEY: o.adminKey }, /listening on (http:\/\/\S+)/);
+  const startConsole = (): Promise<Server> => children.start([join(root, 'bin', 'flagops.js'), 'serve', '--port', '0', '--db', join(dir, 'ofrep.db')], { FLAGOPS_BOOTSTRAP_KEY: o.adminKey }, /listening on (http:\/\/\S+)/);
+  const console_ = await startConsole();
   const base = console_.url;
   process.stderr.write(`creating ${o.flags} flags (gates with a segment, e-mail, country and percentage rules; every tenth a dynamic config)...\n`);
   await api(base, 'POST', '/console/v1/segments', { id: 'staff', name: 'staff', type: 'rule_based', rules: [{ name: 'acme', passPercentage: 100, conditions: [{ type: 'email', operator: 'str_ends_with_any', targetValue: ['@acme.example'] }] }] });
@@ -57,41 +59,53 @@ export async function ofrepSection(o: OfrepSectionOptions): Promise<BenchRow[]> 
   const key = String(((await api(base, 'POST', '/console/v1/keys', { description: 'bench', type: 'SERVER' }))['data'] as Record<string, unknown>)['key']);
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
   const body = JSON.stringify({ context: { targetingKey: 'user-42', email: 'bob@other.example', country: 'DE', plan: 'gold' } });
-  const singleUrl = `${base}/ofrep/v1/evaluate/flags/gate_1`;
-  const bulkUrl = `${base}/ofrep/v1/evaluate/flags`;
-  const single = await fetch(singleUrl, { method: 'POST', headers, body });
-  const singleBody = await single.text();
-  if (single.status !== 200) throw new Error(`single evaluation answered ${single.status}: ${singleBody}`);
-  const bulk = await fetch(bulkUrl, { method: 'POST', headers, body });
-  const bulkBody = await bulk.text();
-  const etag = bulk.headers.get('etag') ?? '';
-  const flagCount = (JSON.parse(bulkBody) as { flags: unknown[] }).flags.length;
-  if (bulk.status !== 200 || flagCount < o.flags) throw new Error(`bulk answered ${bulk.status} with ${flagCount} flags`);
-  const notModified = await fetch(bulkUrl, { method: 'POST', headers: { ...headers, 'if-none-match': etag }, body });
-  if (notModified.status !== 304) throw new Error(`If-None-Match answered ${notModified.status}`);
+  const singlePath = '/ofrep/v1/evaluate/flags/gate_1';
+  const bulkPath = '/ofrep/v1/evaluate/flags';
+  // What a console started on the database answers before it is measured: the single evaluation, the
+  // bulk (every flag evaluated once, as applications' bulk requests have by the time singles are
+  // timed) and the bulk's 304, whose tag it returns.
+  const prime = async (url: string): Promise<{ singleBody: string; flagCount: number; etag: string }> => {
+    const single = await fetch(`${url}${singlePath}`, { method: 'POST', headers, body });
+    const singleBody = await single.text();
+    if (single.status !== 200) throw new Error(`single evaluation answered ${single.status}: ${singleBody}`);
+    const bulk = await fetch(`${url}${bulkPath}`, { method: 'POST', headers, body });
+    const bulkBody = await bulk.text();
+    const etag = bulk.headers.get('etag') ?? '';
+    const flagCount = (JSON.parse(bulkBody) as { flags: unknown[] }).flags.length;
+    if (bulk.status !== 200 || flagCount < o.flags) throw new Error(`bulk answered ${bulk.status} with ${flagCount} flags`);
+    const notModified = await fetch(`${url}${bulkPath}`, { method: 'POST', headers: { ...headers, 'if-none-match': etag }, body });
+    if (notModified.status !== 304) throw new Error(`If-None-Match answered ${notModified.status}`);
+    return { singleBody, flagCount, etag };
+  };
+  const { singleBody, flagCount, etag } = await prime(base);
+  await children.stop(console_);
 
   const singleFile = join(dir, 'ofrep-single.json');
   writeFileSync(singleFile, singleBody);
-  const bareSingle = await children.start(['--import', 'tsx', join(root, 'bench', 'bare-post-server.ts'), singleFile], {}, /listening on (http:\/\/\S+)/);
-  const bare304 = await children.start(['--import', 'tsx', join(root, 'bench', 'bare-post-server.ts'), singleFile, '304'], {}, /listening on (http:\/\/\S+)/);
-
   const singleRatios: number[] = [];
   const notModifiedRatios: number[] = [];
   const cpu: Record<'bare' | 'single' | 'bare304' | 'bulk304', (number | undefined)[]> = { bare: [], single: [], bare304: [], bulk304: [] };
   let failed = 0;
   for (let round = 1; round <= o.rounds; round++) {
+    const bareSingle = await children.start(['--import', 'tsx', join(root, 'bench', 'bare-post-server.ts'), singleFile], {}, /listening on (http:\/\/\S+)/);
+    const bare304 = await children.start(['--import', 'tsx', join(root, 'bench', 'bare-post-server.ts'), singleFile, '304'], {}, /listening on (http:\/\/\S+)/);
+    const fresh = await startConsole();
+    const primed = await prime(fresh.url);
+    if (primed.singleBody !== singleBody || primed.etag !== etag) throw new Error(`round ${round}: the console restarted answers otherwise`);
     const a = await measureAutocannon(`round ${round} bare route`, { url: `${bareSingle.url}/bare`, method: 'POST', headers, body }, o.run, false, bareSingle.child.pid);
-    const b = await measureAutocannon(`round ${round} OFREP single`, { url: singleUrl, method: 'POST', headers, body }, o.run, false, console_.child.pid);
+    const b = await measureAutocannon(`round ${round} OFREP single`, { url: `${fresh.url}${singlePath}`, method: 'POST', headers, body }, o.run, false, fresh.child.pid);
     singleRatios.push(b.rps / a.rps);
     const c = await measureAutocannon(`round ${round} bare 304`, { url: `${bare304.url}/bare`, method: 'POST', headers, body }, o.run, true, bare304.child.pid);
-    const d = await measureAutocannon(`round ${round} OFREP bulk 304`, { url: bulkUrl, method: 'POST', headers: { ...headers, 'if-none-match': etag }, body }, o.run, true, console_.child.pid);
+    const d = await measureAutocannon(`round ${round} OFREP bulk 304`, { url: `${fresh.url}${bulkPath}`, method: 'POST', headers: { ...headers, 'if-none-match': etag }, body }, o.run, true, fresh.child.pid);
     notModifiedRatios.push(d.rps / c.rps);
     failed += b.failed + d.failed;
     cpu.bare.push(a.cpuPerRequestUs);
     cpu.single.push(b.cpuPerRequestUs);
     cpu.bare304.push(c.cpuPerRequestUs);
     cpu.bulk304.push(d.cpuPerRequestUs);
+    await Promise.all([children.stop(bareSingle), children.stop(bare304), children.stop(fresh)]);
   }
+  const bulkUrl = `${(await startConsole()).url}${bulkPath}`;
   // Bulk latency for one user at a time, each request a new context (nothing kept answers it), after
   // unmeasured ones that warm the evaluation path up as autocannon's warm-up does the other routes.
   // Timed with Node's HTTP client on one kept-alive connection, as autocannon times the other rows;
