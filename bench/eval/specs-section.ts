@@ -86,8 +86,7 @@ async function populate(api: Api, base: string, total: number): Promise<void> {
  *     console's Server-Timing header reports it): ≤ 100 ms (median).
  * The ratio is the median of rounds, each on a new bare server and a new console (same database):
  * two processes of the same program differ by up to a tenth in CPU per request for as long as they
- * run (where V8 put their code and objects), so rounds on new processes measure the programs rather
- * than one draw of processes.
+ * run, so rounds on new processes measure the programs rather than one draw of processes.
  */
 export async function specsSection(o: SpecsSectionOptions): Promise<BenchRow[]> {
   const { root, dir, children, api } = o;
